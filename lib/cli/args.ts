@@ -1,0 +1,48 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "../core/mod.ts";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * Strict flag parsing for a subcommand: unknown flags and missing values become a
+ * `UsageError` naming the command, so the CLI prints a one-line hint and exits 2.
+ * `--help`/`-h` is always accepted.
+ */
+export function parseCommandArgs<T extends Options>(
+  command: string,
+  args: string[],
+  options: T,
+) {
+  try {
+    return parseArgs({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`${command}: ${firstLine(message)}`);
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0].replace(/\.$/, "");
+}
+
+/** Parses a number flag, or throws a `UsageError` naming the flag. */
+export function numberFlag(
+  name: string,
+  value: string | undefined,
+  { integer = false, min, max }: { integer?: boolean; min?: number; max?: number } = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed) || (integer && !Number.isInteger(parsed))) {
+    throw new UsageError(`--${name} takes ${integer ? "an integer" : "a number"}: ${value}`);
+  }
+  if ((min !== undefined && parsed < min) || (max !== undefined && parsed > max)) {
+    throw new UsageError(`--${name} must be between ${min ?? "-∞"} and ${max ?? "∞"}: ${value}`);
+  }
+  return parsed;
+}

@@ -1,0 +1,102 @@
+import { errorMessage, SynError, UsageError, VERSION } from "../core/mod.ts";
+import { type CliIo, type Command, EXIT } from "./io.ts";
+
+function mainHelp(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  return `syn ${VERSION} — Synesthetic assets and LLM agents, one tool
+
+Usage:
+  syn <command> [options]
+  syn <command> --help     help for one command
+
+Commands:
+${lines.join("\n")}
+
+Options:
+  -h, --help      show this help
+  -V, --version   print the version
+
+Environment is read once at start; see .env.sample for every variable.
+`;
+}
+
+/** Closest command name by edit distance, for "did you mean" hints. */
+function suggest(name: string, commands: readonly Command[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const command of commands) {
+    const distance = editDistance(name, command.name);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = command.name;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const saved = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = saved;
+    }
+  }
+  return row[b.length];
+}
+
+/**
+ * Runs `syn` with its arguments. Maps errors to exit codes in one place: a
+ * `UsageError` → 2 with a one-line hint; a `SynError` → 2 with its message (IO and
+ * parse trouble); anything else → 1 with the message, never a stack.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  commands: readonly Command[],
+): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    if (first === "help" && rest[0]) return runCli([rest[0], "--help"], io, commands);
+    await io.stdout(mainHelp(commands));
+    return first === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (first === "--version" || first === "-V" || first === "version") {
+    await io.stdout(`syn ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const command = commands.find((candidate) => candidate.name === first);
+  if (!command) {
+    const guess = first.startsWith("-") ? undefined : suggest(first, commands);
+    const hint = guess ? ` (did you mean '${guess}'?)` : "";
+    await io.stderr(
+      `syn: unknown ${
+        first.startsWith("-") ? "option" : "command"
+      } '${first}'${hint}; see 'syn --help'\n`,
+    );
+    return EXIT.usage;
+  }
+  const module = await command.load();
+  if (rest.includes("--help") || rest.includes("-h")) {
+    await io.stdout(module.help);
+    return EXIT.ok;
+  }
+  try {
+    return await module.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      await io.stderr(`syn ${command.name}: ${error.message}; see 'syn ${command.name} --help'\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof SynError) {
+      await io.stderr(`syn ${command.name}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    await io.stderr(`syn ${command.name}: ${errorMessage(error)}\n`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,45 @@
+/** Time as a parameter, so retry and timeout logic is tested with a fake clock. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`; rejects with the signal's reason when aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};
+
+/** A clock that never waits: `sleep` records the delay and advances `now`. */
+export class FakeClock implements Clock {
+  current: number;
+  readonly sleeps: number[] = [];
+
+  constructor(start = 0) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    this.sleeps.push(ms);
+    this.current += ms;
+    return Promise.resolve();
+  }
+}

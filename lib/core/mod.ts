@@ -1,0 +1,28 @@
+/**
+ * @module
+ * Pure building blocks every other module uses: errors, RFC 6901 JSON Pointers,
+ * canonical JSON and hashing, redaction, backoff, an injectable clock, JSON parsing
+ * with line/column errors, and JSONL files.
+ *
+ * ```ts
+ * import { canonicalJson, formatPointer } from "./mod.ts";
+ * canonicalJson({ b: 1, a: [true] }); // '{"a":[true],"b":1}'
+ * formatPointer(["a/b", 0]); // "/a~1b/0"
+ * ```
+ */
+export { errorMessage, SynError, UsageError } from "./errors.ts";
+export {
+  escapePointerToken,
+  formatPointer,
+  isArrayIndexToken,
+  parsePointer,
+  resolvePointer,
+  unescapePointerToken,
+} from "./json_pointer.ts";
+export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
+export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } from "./redact.ts";
+export { type Clock, FakeClock, systemClock } from "./clock.ts";
+export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
+export { lineColumnAt, parseJson } from "./parse_json.ts";
+export { appendJsonl, appendJsonlLines, readJsonl, writeFileAtomic } from "./jsonl.ts";
+export { VERSION } from "./version.ts";

@@ -1,0 +1,46 @@
+import { SynError } from "./errors.ts";
+
+/** Line and column (1-based) of a UTF-16 offset in a text. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let index = 0; index < end; index++) {
+    if (text.charCodeAt(index) === 10) {
+      line++;
+      lineStart = index + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+/**
+ * `JSON.parse` whose failure names the source, line and column:
+ * a `SynError` with code `parse_error` and data `{ source, line, column }`.
+ */
+export function parseJson(text: string, source = "<input>"): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const located = /line (\d+) column (\d+)/.exec(message);
+    let line: number;
+    let column: number;
+    if (located) {
+      line = Number(located[1]);
+      column = Number(located[2]);
+    } else {
+      const position = /position (\d+)/.exec(message);
+      ({ line, column } = lineColumnAt(text, position ? Number(position[1]) : text.length));
+    }
+    const reason = message.replace(/\s*\(line \d+ column \d+\)$/, "").replace(
+      / in JSON at position \d+.*$/,
+      "",
+    );
+    throw new SynError("parse_error", `${source}:${line}:${column}: invalid JSON: ${reason}`, {
+      source,
+      line,
+      column,
+    });
+  }
+}

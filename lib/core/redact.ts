@@ -1,0 +1,67 @@
+/** The one mask every secret becomes, in errors, logs and debug output (Labs spec). */
+export const REDACTED = "***redacted***";
+
+/** Environment variables whose values are secrets. */
+export const SECRET_ENV_NAMES: readonly string[] = [
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "ANTHROPIC_API_KEY",
+];
+
+/** Secret values found in an environment (short values are ignored: they would mask noise). */
+export function secretsFromEnv(env: (name: string) => string | undefined): string[] {
+  const secrets: string[] = [];
+  for (const name of SECRET_ENV_NAMES) {
+    const value = env(name);
+    if (value && value.length >= 4) secrets.push(value);
+  }
+  return secrets;
+}
+
+const KEY_PATTERNS: readonly RegExp[] = [
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
+  /\bAIza[0-9A-Za-z_-]{30,}/g,
+  /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+  /([?&](?:key|api_key|apikey)=)[^&\s"']+/gi,
+];
+
+/**
+ * Masks every known secret and anything shaped like an API key. The same function is
+ * used for error details, log records and debug output.
+ */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret) result = result.split(secret).join(REDACTED);
+  }
+  for (const pattern of KEY_PATTERNS) {
+    result = result.replace(
+      pattern,
+      (match: string, prefix?: unknown) =>
+        typeof prefix === "string" && match.startsWith(prefix) ? prefix + REDACTED : REDACTED,
+    );
+  }
+  return result;
+}
+
+const SECRET_FIELD =
+  /^(authorization|x-api-key|x-goog-api-key|api[_-]?key|.*_api_key|password|secret|token)$/i;
+
+/** Deep copy with secrets masked in every string and under secret-looking field names. */
+export function redactValue<T>(value: T, secrets: readonly string[] = []): T {
+  const walk = (item: unknown, key?: string): unknown => {
+    if (typeof item === "string") {
+      return key !== undefined && SECRET_FIELD.test(key) && item !== ""
+        ? REDACTED
+        : redactText(item, secrets);
+    }
+    if (Array.isArray(item)) return item.map((entry) => walk(entry));
+    if (item !== null && typeof item === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [name, entry] of Object.entries(item)) out[name] = walk(entry, name);
+      return out;
+    }
+    return item;
+  };
+  return walk(value) as T;
+}
