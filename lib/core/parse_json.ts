@@ -1,4 +1,5 @@
 import { SynError } from "./errors.ts";
+import { jsonErrorOffset } from "./_json_error_offset.ts";
 
 /** Line and column (1-based) of a UTF-16 offset in a text. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
@@ -23,20 +24,9 @@ export function parseJson(text: string, source = "<input>"): unknown {
     return JSON.parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const located = /line (\d+) column (\d+)/.exec(message);
-    let line: number;
-    let column: number;
-    if (located) {
-      line = Number(located[1]);
-      column = Number(located[2]);
-    } else {
-      const position = /position (\d+)/.exec(message);
-      ({ line, column } = lineColumnAt(text, position ? Number(position[1]) : text.length));
-    }
-    const reason = message.replace(/\s*\(line \d+ column \d+\)$/, "").replace(
-      / in JSON at position \d+.*$/,
-      "",
-    );
+    const located = jsonErrorOffset(text);
+    const { line, column } = lineColumnAt(text, located ? located.offset : text.length);
+    const reason = located ? located.reason : message;
     throw new SynError("parse_error", `${source}:${line}:${column}: invalid JSON: ${reason}`, {
       source,
       line,

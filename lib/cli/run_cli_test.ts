@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { SynError, UsageError, VERSION } from "../core/mod.ts";
+import { fakeIo } from "../../tests/fakes/cli_io.ts";
+import type { Command } from "./io.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import { runCli } from "./run_cli.ts";
+
+const commands: Command[] = [
+  {
+    name: "echo",
+    summary: "print the arguments",
+    load: () =>
+      Promise.resolve({
+        help: "Usage: syn echo [--loud] WORDS…\n",
+        run: async (args, io) => {
+          const { values, positionals } = parseCommandArgs("echo", args, {
+            loud: { type: "boolean" },
+          });
+          await io.stdout(
+            (values.loud ? positionals.join(" ").toUpperCase() : positionals.join(" ")) + "\n",
+          );
+          return 0;
+        },
+      }),
+  },
+  {
+    name: "explode",
+    summary: "fail in three ways",
+    load: () =>
+      Promise.resolve({
+        help: "Usage: syn explode KIND\n",
+        run: (args) => {
+          if (args[0] === "io") throw new SynError("io", "cannot read x.json: not found");
+          if (args[0] === "usage") throw new UsageError("explode: KIND is required");
+          throw new Error("boom");
+        },
+      }),
+  },
+];
+
+Deno.test("runCli() prints the version and the main help", async () => {
+  const io = fakeIo();
+  assert.equal(await runCli(["--version"], io, commands), 0);
+  assert.equal(io.out(), `syn ${VERSION}\n`);
+  const help = fakeIo();
+  assert.equal(await runCli(["--help"], help, commands), 0);
+  assert.match(help.out(), /echo\s+print the arguments/);
+  assert.match(help.out(), /explode\s+fail in three ways/);
+  const bare = fakeIo();
+  assert.equal(await runCli([], bare, commands), 2);
+  assert.match(bare.out(), /Usage:/);
+});
+
+Deno.test("runCli() runs a command and shows its own help", async () => {
+  const io = fakeIo();
+  assert.equal(await runCli(["echo", "--loud", "hi", "there"], io, commands), 0);
+  assert.equal(io.out(), "HI THERE\n");
+  const help = fakeIo();
+  assert.equal(await runCli(["echo", "--help"], help, commands), 0);
+  assert.equal(help.out(), "Usage: syn echo [--loud] WORDS…\n");
+  const viaHelp = fakeIo();
+  assert.equal(await runCli(["help", "echo"], viaHelp, commands), 0);
+  assert.equal(viaHelp.out(), "Usage: syn echo [--loud] WORDS…\n");
+});
+
+Deno.test("runCli() answers unknown commands and bad flags with a one-line hint and exit 2", async () => {
+  const unknown = fakeIo();
+  assert.equal(await runCli(["ecko"], unknown, commands), 2);
+  assert.equal(
+    unknown.err(),
+    "syn: unknown command 'ecko' (did you mean 'echo'?); see 'syn --help'\n",
+  );
+  const option = fakeIo();
+  assert.equal(await runCli(["--frobnicate"], option, commands), 2);
+  assert.match(option.err(), /^syn: unknown option '--frobnicate'; see 'syn --help'\n$/);
+  const flag = fakeIo();
+  assert.equal(await runCli(["echo", "--quiet"], flag, commands), 2);
+  assert.equal(flag.err().split("\n").length, 2);
+  assert.match(flag.err(), /^syn echo: echo: Unknown option '--quiet'.*see 'syn echo --help'\n$/);
+});
+
+Deno.test("runCli() maps errors to exit codes without stacks", async () => {
+  const io = fakeIo();
+  assert.equal(await runCli(["explode", "io"], io, commands), 2);
+  assert.equal(io.err(), "syn explode: cannot read x.json: not found\n");
+  const usage = fakeIo();
+  assert.equal(await runCli(["explode", "usage"], usage, commands), 2);
+  assert.match(usage.err(), /KIND is required; see 'syn explode --help'/);
+  const crash = fakeIo();
+  assert.equal(await runCli(["explode", "other"], crash, commands), 1);
+  assert.equal(crash.err(), "syn explode: boom\n");
+  assert.ok(!crash.err().includes("at "));
+});
+
+Deno.test("numberFlag() parses and range-checks numbers", () => {
+  assert.equal(numberFlag("seed", undefined), undefined);
+  assert.equal(numberFlag("seed", "42", { integer: true }), 42);
+  assert.equal(numberFlag("temperature", "0.5", { min: 0, max: 2 }), 0.5);
+  assert.throws(() => numberFlag("seed", "4.2", { integer: true }), /--seed takes an integer: 4.2/);
+  assert.throws(() => numberFlag("seed", "abc"), /--seed takes a number: abc/);
+  assert.throws(() => numberFlag("temperature", "3", { min: 0, max: 2 }), /between 0 and 2/);
+});

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { REDACTED, redactText, redactValue, secretsFromEnv } from "./redact.ts";
+
+Deno.test("redactText() masks given secrets and key-shaped strings", () => {
+  const secret = "my-own-secret-value-123";
+  const text = `key=${secret} auth: Bearer abcdefghijkl sk-proj-ABCDEFGHIJKLMNOPQRST ` +
+    `AIzaSyA1234567890abcdefghijklmnopqrstu https://x.test/v1?key=zzz&alt=sse`;
+  const masked = redactText(text, [secret]);
+  assert.ok(!masked.includes(secret));
+  assert.ok(!masked.includes("abcdefghijkl"));
+  assert.ok(!masked.includes("sk-proj-ABCDEFGHIJKLMNOPQRST"));
+  assert.ok(!masked.includes("AIzaSyA"));
+  assert.ok(!masked.includes("key=zzz"));
+  assert.ok(masked.includes("Bearer " + REDACTED));
+  assert.ok(masked.includes("&alt=sse"));
+});
+
+Deno.test("redactValue() masks secret-named fields and nested strings without mutating", () => {
+  const input = {
+    headers: { Authorization: "Bearer x", "x-api-key": "k1" },
+    note: ["has k-secret-9"],
+  };
+  const output = redactValue(input, ["k-secret-9"]);
+  assert.deepEqual(output, {
+    headers: { Authorization: REDACTED, "x-api-key": REDACTED },
+    note: [`has ${REDACTED}`],
+  });
+  assert.equal(input.headers.Authorization, "Bearer x");
+});
+
+Deno.test("secretsFromEnv() reads the provider keys only", () => {
+  const env: Record<string, string> = {
+    OPENAI_API_KEY: "sk-1234",
+    GEMINI_API_KEY: "",
+    HOME: "/root",
+  };
+  assert.deepEqual(secretsFromEnv((name) => env[name]), ["sk-1234"]);
+});
