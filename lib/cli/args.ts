@@ -22,12 +22,13 @@ export function parseCommandArgs<T extends Options>(
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${command}: ${firstLine(message)}`);
+    throw new UsageError(firstLine(message), { command });
   }
 }
 
+/** Node's parseArgs messages run on ("… To specify a positional argument …"): keep the first sentence. */
 function firstLine(text: string): string {
-  return text.split("\n")[0].replace(/\.$/, "");
+  return text.split("\n")[0].split(/\.\s/)[0].replace(/\.$/, "");
 }
 
 /** Parses a number flag, or throws a `UsageError` naming the flag. */
