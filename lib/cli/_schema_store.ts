@@ -1,0 +1,19 @@
+import { loadSchemaStore, type SchemaStore } from "../schema/mod.ts";
+import type { CliIo } from "./io.ts";
+
+/**
+ * The schema store for a command: `SYN_SCHEMAS_DIR`/`SYN_EXAMPLES_DIR` (MCP spec §2),
+ * relative to the working directory, else the embedded `schemas/`. Empty values count
+ * as unset.
+ */
+export function storeFromEnv(io: CliIo): Promise<SchemaStore> {
+  const dir = (name: string) => {
+    const value = io.env(name);
+    if (!value) return undefined;
+    return value.startsWith("/") ? value : `${io.cwd.replace(/\/+$/, "")}/${value}`;
+  };
+  return loadSchemaStore({
+    schemasDir: dir("SYN_SCHEMAS_DIR"),
+    examplesDir: dir("SYN_EXAMPLES_DIR"),
+  });
+}

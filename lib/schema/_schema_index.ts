@@ -1,0 +1,130 @@
+/**
+ * Every schema resource of a set by absolute URI: top-level `$id`s (or the file URL
+ * when `$id` is missing — MCP spec §8), nested `$id`s and `$anchor`s. `$ref`s are
+ * resolved against it, so a reference finds its target whatever host the set uses.
+ */
+
+type SchemaObject = Record<string, unknown>;
+
+/** A resolved reference: the target schema and the base URI its own references use. */
+export interface ResolvedSchema {
+  schema: unknown;
+  base: string;
+  /** True when the target is a whole resource (no fragment), named by `base`. */
+  root?: boolean;
+}
+
+// Keywords whose values are data, not subschemas: never scanned for `$id`/`$anchor`.
+const DATA_KEYWORDS = new Set(["const", "default", "enum", "example", "examples"]);
+
+function isObject(value: unknown): value is SchemaObject {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** `new URL(reference, base)` without a fragment; `undefined` when it does not resolve. */
+export function resolveUri(reference: string, base: string): string | undefined {
+  try {
+    const url = new URL(reference, base);
+    url.hash = "";
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeFragment(fragment: string): string | undefined {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return undefined;
+  }
+}
+
+export class SchemaIndex {
+  readonly #resources = new Map<string, unknown>();
+
+  /** Adds a top-level schema read from `retrievalUri`; returns its base URI. */
+  add(schema: unknown, retrievalUri: string): string {
+    const own = isObject(schema) && typeof schema.$id === "string"
+      ? resolveUri(schema.$id, retrievalUri)
+      : undefined;
+    const base = own ?? retrievalUri;
+    this.#resources.set(base, schema);
+    this.#scan(schema, base);
+    return base;
+  }
+
+  #scan(schema: unknown, base: string): void {
+    if (Array.isArray(schema)) {
+      for (const item of schema) this.#scan(item, base);
+      return;
+    }
+    if (!isObject(schema)) return;
+    let current = base;
+    if (typeof schema.$id === "string") {
+      current = resolveUri(schema.$id, base) ?? base;
+      if (!this.#resources.has(current)) this.#resources.set(current, schema);
+    }
+    if (typeof schema.$anchor === "string") {
+      this.#resources.set(`${current}#${schema.$anchor}`, schema);
+    }
+    for (const [key, value] of Object.entries(schema)) {
+      if (!DATA_KEYWORDS.has(key)) this.#scan(value, current);
+    }
+  }
+
+  readonly #resolved = new Map<string, ResolvedSchema | undefined>();
+  readonly #bases = new Map<string, string>();
+
+  /** The base URI inside a schema with `$id` (memoized, like `resolve`). */
+  baseOf(id: string, base: string): string {
+    const key = `${base}\u0000${id}`;
+    let resolved = this.#bases.get(key);
+    if (resolved === undefined) {
+      resolved = resolveUri(id, base) ?? base;
+      this.#bases.set(key, resolved);
+    }
+    return resolved;
+  }
+
+  /**
+   * Resolves `$ref` against `base`: a resource, an anchor, or a JSON Pointer fragment.
+   * Memoized: URL parsing would otherwise dominate the cost of explaining errors.
+   */
+  resolve(reference: string, base: string): ResolvedSchema | undefined {
+    const key = `${base}\u0000${reference}`;
+    if (this.#resolved.has(key)) return this.#resolved.get(key);
+    const resolved = this.#resolve(reference, base);
+    this.#resolved.set(key, resolved);
+    return resolved;
+  }
+
+  #resolve(reference: string, base: string): ResolvedSchema | undefined {
+    let url: URL;
+    try {
+      url = new URL(reference, base);
+    } catch {
+      return undefined;
+    }
+    const fragment = url.hash.slice(1);
+    url.hash = "";
+    const document = url.href;
+    if (fragment && !fragment.startsWith("/")) {
+      const anchored = this.#resources.get(`${document}#${fragment}`);
+      return anchored === undefined ? undefined : { schema: anchored, base: document };
+    }
+    let target = this.#resources.get(document);
+    if (target === undefined) return undefined;
+    const pointer = decodeFragment(fragment);
+    if (pointer === undefined) return undefined;
+    if (pointer === "") return { schema: target, base: document, root: true };
+    for (const raw of pointer.slice(1).split("/")) {
+      const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+      if (Array.isArray(target)) target = target[Number(token)];
+      else if (isObject(target) && Object.hasOwn(target, token)) target = target[token];
+      else return undefined;
+      if (target === undefined) return undefined;
+    }
+    return { schema: target, base: document };
+  }
+}

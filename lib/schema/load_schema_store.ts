@@ -1,0 +1,350 @@
+import { errorMessage, parseJson, SynError } from "../core/mod.ts";
+import { createAjv, schemaFingerprint, type VerdictFunction } from "./_ajv.ts";
+import { explainIssues, type FormatDefinition, sortIssues } from "./_explain.ts";
+import {
+  SCHEMA_ALIASES,
+  schemaNameFromFile,
+  schemaNameFromMarker,
+  schemaNameFromStem,
+} from "./_names.ts";
+import { SchemaIndex } from "./_schema_index.ts";
+import type {
+  ExampleEntry,
+  SchemaEntry,
+  SchemaStore,
+  ValidationIssue,
+  ValidationResult,
+} from "./types.ts";
+
+/** Where the store reads from; each `undefined` means the embedded `schemas/` folders. */
+export interface LoadSchemaStoreOptions {
+  /** A `SYN_SCHEMAS_DIR` value: a folder of `*.json` schema files. */
+  schemasDir?: string;
+  /** A `SYN_EXAMPLES_DIR` value: a folder of `*.json` examples (subfolders included). */
+  examplesDir?: string;
+}
+
+/** A schema file as read from disk. */
+export interface SchemaFileText {
+  name: string;
+  text: string;
+}
+
+const EMBEDDED_SCHEMAS = new URL("../../schemas/", import.meta.url);
+const EMBEDDED_EXAMPLES = new URL("../../schemas/examples/", import.meta.url);
+
+interface LoadedSchema extends SchemaEntry {
+  schema: Record<string, unknown>;
+  uri: string;
+}
+
+interface LoadedExample extends ExampleEntry {
+  /** Path inside the examples folder, `/`-separated (`_skip/ShaderLib_Example.json`). */
+  relative: string;
+  text: string;
+  schema: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function readDirectory(path: string): Promise<Deno.DirEntry[] | undefined> {
+  try {
+    const entries: Deno.DirEntry[] = [];
+    for await (const entry of Deno.readDir(path)) entries.push(entry);
+    return entries.sort((a, b) => compare(a.name, b.name));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    throw new SynError("io_error", `Cannot read folder ${path}: ${errorMessage(error)}`, { path });
+  }
+}
+
+/** The `*.json` files directly in a schema folder, sorted by name; `[]` when it is missing. */
+export async function readSchemaFiles(dir: string): Promise<SchemaFileText[]> {
+  const entries = await readDirectory(dir) ?? [];
+  const files: SchemaFileText[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+    files.push({ name: entry.name, text: await Deno.readTextFile(joinPath(dir, entry.name)) });
+  }
+  return files;
+}
+
+/** Every `*.json` under a folder, recursively, as `/`-separated relative paths, sorted. */
+async function readExampleFiles(dir: string, prefix = ""): Promise<SchemaFileText[]> {
+  const entries = await readDirectory(joinPath(dir, prefix)) ?? [];
+  const files: SchemaFileText[] = [];
+  for (const entry of entries) {
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory) files.push(...await readExampleFiles(dir, relative));
+    else if (entry.isFile && entry.name.endsWith(".json")) {
+      files.push({ name: relative, text: await Deno.readTextFile(joinPath(dir, relative)) });
+    }
+  }
+  return files;
+}
+
+function joinPath(dir: string, name: string): string {
+  if (!name) return dir;
+  return dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`;
+}
+
+/** A displayed path: the folder as given (without a trailing `/`) joined with the file. */
+function displayPath(dir: string, relative: string): string {
+  const shown = dir.replaceAll("\\", "/").replace(/\/+$/, "");
+  return shown ? `${shown}/${relative}` : relative;
+}
+
+function versionOf(schema: Record<string, unknown>): string {
+  const version = schema["x-schema-version"] ?? schema.version;
+  return typeof version === "string" ? version : "";
+}
+
+/** A top-level `$schema`/`$schemaRef` marker, if the document has one. */
+function markerOf(document: unknown): string | undefined {
+  if (!isObject(document)) return undefined;
+  for (const key of ["$schema", "$schemaRef"]) {
+    if (Object.hasOwn(document, key) && typeof document[key] === "string") {
+      return document[key] as string;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The document without its top-level `$schema`/`$schemaRef` marker (MCP spec §9,
+ * reconciliation 3). A shallow copy: the caller's object is never mutated.
+ */
+function dropMarker(document: unknown): unknown {
+  if (!isObject(document)) return document;
+  if (!Object.hasOwn(document, "$schema") && !Object.hasOwn(document, "$schemaRef")) {
+    return document;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(document)) {
+    if (key === "$schema" || key === "$schemaRef") continue;
+    // defineProperty keeps a `__proto__` key an own data property, as JSON.parse made it.
+    Object.defineProperty(copy, key, {
+      value: document[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
+/** Issues from ajv's own errors, used only if the explainer finds nothing to report. */
+function issuesFromAjv(errors: VerdictFunction["errors"]): ValidationIssue[] {
+  const issues = (errors ?? []).map((error) => {
+    const params = error.params as { additionalProperty?: string } | undefined;
+    const msg = error.keyword === "additionalProperties" && params?.additionalProperty
+      ? `must NOT have additional property '${params.additionalProperty}'`
+      : error.message ?? `failed keyword ${error.keyword}`;
+    return { path: error.instancePath, msg };
+  });
+  return sortIssues(issues.length ? issues : [{ path: "", msg: "document is invalid" }]);
+}
+
+type VerdictSource = (uri: string, name: string) => VerdictFunction;
+
+async function embeddedVerdicts(files: SchemaFileText[]): Promise<VerdictSource | undefined> {
+  const generated = await import("./_embedded_validators.js");
+  if (generated.SCHEMA_FINGERPRINT !== schemaFingerprint(files)) return undefined;
+  return (uri) => generated.VALIDATORS[uri];
+}
+
+async function compiledVerdicts(schemas: LoadedSchema[]): Promise<VerdictSource> {
+  const ajv = await createAjv();
+  for (const entry of schemas) {
+    try {
+      ajv.addSchema(entry.schema, entry.uri);
+    } catch (error) {
+      throw new SynError(
+        "schema_invalid",
+        `Schema cannot be loaded: ${entry.path}: ${errorMessage(error)}`,
+        { path: entry.path },
+      );
+    }
+  }
+  const compiled = new Map<string, VerdictFunction>();
+  return (uri, name) => {
+    let verdict = compiled.get(uri);
+    if (!verdict) {
+      try {
+        verdict = ajv.getSchema(uri) as VerdictFunction | undefined;
+      } catch (error) {
+        throw new SynError(
+          "schema_invalid",
+          `Schema cannot be compiled: ${name}: ${errorMessage(error)}`,
+          { schema: name },
+        );
+      }
+      if (!verdict) throw new SynError("schema_invalid", `Schema cannot be compiled: ${name}`);
+      compiled.set(uri, verdict);
+    }
+    return verdict;
+  };
+}
+
+let embeddedStore: Promise<SchemaStore> | undefined;
+
+/**
+ * Reads schemas and examples once (MCP spec §2) and returns a store that lists, reads
+ * and validates. `schemasDir`/`examplesDir` are the caller's `SYN_SCHEMAS_DIR` and
+ * `SYN_EXAMPLES_DIR` values (the caller reads env); each one left out means the
+ * embedded `schemas/` or `schemas/examples/`. A folder given but missing gives empty
+ * listings and not-found reads (spec §2.3). The all-embedded store is loaded once per
+ * process and shared.
+ */
+export function loadSchemaStore(options: LoadSchemaStoreOptions = {}): Promise<SchemaStore> {
+  if (options.schemasDir === undefined && options.examplesDir === undefined) {
+    embeddedStore ??= buildStore(options);
+    return embeddedStore;
+  }
+  return buildStore(options);
+}
+
+async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore> {
+  const schemasDir = options.schemasDir ?? EMBEDDED_SCHEMAS.pathname;
+  const examplesDir = options.examplesDir ?? EMBEDDED_EXAMPLES.pathname;
+  const schemasShown = options.schemasDir ?? "schemas";
+  const examplesShown = options.examplesDir ?? "schemas/examples";
+
+  const files = await readSchemaFiles(schemasDir);
+  const index = new SchemaIndex();
+  const schemas: LoadedSchema[] = [];
+  for (const file of files) {
+    const name = schemaNameFromFile(file.name)!;
+    const path = displayPath(schemasShown, file.name);
+    const schema = parseJson(file.text, path);
+    if (!isObject(schema)) {
+      throw new SynError("schema_invalid", `Schema is not a JSON object: ${path}`, { path });
+    }
+    // MCP spec §8: without `$id`, the base URI comes from the file path.
+    const fileUri = new URL(joinPath(schemasDir, file.name), "file:///").href;
+    const uri = index.add(schema, fileUri);
+    schemas.push({ name, version: versionOf(schema), path, schema, uri });
+  }
+  schemas.sort((a, b) =>
+    compare(a.name, b.name) || compare(a.version, b.version) || compare(a.path, b.path)
+  );
+  const byName = new Map<string, LoadedSchema>();
+  for (const entry of schemas) if (!byName.has(entry.name)) byName.set(entry.name, entry);
+
+  const verdictFor =
+    (options.schemasDir === undefined ? await embeddedVerdicts(files) : undefined) ??
+      await compiledVerdicts(schemas);
+  const { fullFormats } = await import("ajv-formats/dist/formats.js");
+  const formats = fullFormats as unknown as Record<string, FormatDefinition>;
+
+  const examples: LoadedExample[] = [];
+  for (const file of await readExampleFiles(examplesDir)) {
+    let document: unknown;
+    try {
+      document = JSON.parse(file.text);
+    } catch {
+      continue; // An example that is not JSON is not an example: it is left out of listings.
+    }
+    const stem = file.name.slice(file.name.lastIndexOf("/") + 1).replace(/\.json$/, "");
+    examples.push({
+      component: stem,
+      path: displayPath(examplesShown, file.name),
+      relative: file.name,
+      text: file.text,
+      schema: schemaFromMarker(document) ?? schemaNameFromStem(stem, byName.keys()) ??
+        "synesthetic-asset",
+    });
+  }
+  examples.sort((a, b) => compare(a.component, b.component) || compare(a.path, b.path));
+
+  function canonicalName(name: string): string {
+    return Object.hasOwn(SCHEMA_ALIASES, name) ? SCHEMA_ALIASES[name] : name;
+  }
+
+  function schemaFromMarker(document: unknown): string | undefined {
+    const marker = markerOf(document);
+    if (marker === undefined) return undefined;
+    for (const entry of schemas) if (entry.uri === marker) return entry.name;
+    const name = schemaNameFromMarker(marker);
+    if (name === undefined) return undefined;
+    const canonical = canonicalName(name);
+    return byName.has(canonical) ? canonical : undefined;
+  }
+
+  const resourceUris = new Set(schemas.map((entry) => entry.uri));
+  function verdictOf(uri: string): VerdictFunction | undefined {
+    if (!resourceUris.has(uri)) return undefined;
+    try {
+      return verdictFor(uri, uri);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function validate(asset: unknown, schemaName: string): ValidationResult {
+    const entry = byName.get(canonicalName(schemaName));
+    if (!entry) {
+      throw new SynError("not_found", `Unknown schema: ${schemaName}`, { schema: schemaName });
+    }
+    const document = dropMarker(asset);
+    const verdict = verdictFor(entry.uri, entry.name);
+    try {
+      if (verdict(document)) return { ok: true, errors: [] };
+    } catch (error) {
+      return { ok: false, errors: [{ path: "", msg: failureMessage(error) }] };
+    }
+    let errors: ValidationIssue[];
+    try {
+      errors = explainIssues(entry.schema, entry.uri, document, { index, formats, verdictOf });
+    } catch (error) {
+      if (error instanceof RangeError) {
+        return { ok: false, errors: [{ path: "", msg: failureMessage(error) }] };
+      }
+      errors = [];
+    }
+    return { ok: false, errors: errors.length ? errors : issuesFromAjv(verdict.errors) };
+  }
+
+  return {
+    listSchemas: () => schemas.map(({ name, version, path }) => ({ name, version, path })),
+    getSchema(name) {
+      const entry = byName.get(canonicalName(name));
+      if (!entry) return undefined;
+      return { schema: structuredClone(entry.schema), version: entry.version };
+    },
+    hasSchema: (name) => byName.has(canonicalName(name)),
+    listExamples(component) {
+      const wanted = component === undefined || component === "all" ? undefined : component;
+      return examples
+        .filter((entry) =>
+          wanted === undefined || entry.component === wanted ||
+          entry.schema === canonicalName(wanted)
+        )
+        .map(({ component, path }) => ({ component, path }));
+    },
+    getExample(path) {
+      const wanted = path.replaceAll("\\", "/");
+      const entry = examples.find((candidate) => candidate.path === wanted) ??
+        examples.find((candidate) => candidate.relative === wanted) ??
+        examples.find((candidate) => candidate.relative.endsWith(`/${wanted}`));
+      if (!entry) return undefined;
+      return { example: JSON.parse(entry.text), schema: entry.schema };
+    },
+    validate,
+    schemaFromMarker,
+  };
+}
+
+/** Validation of hostile input answers instead of throwing: a too-deep document says so. */
+function failureMessage(error: unknown): string {
+  if (error instanceof RangeError) return "document is nested too deeply to validate";
+  return `validator failed: ${errorMessage(error)}`;
+}

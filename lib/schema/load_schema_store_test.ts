@@ -1,0 +1,260 @@
+import assert from "node:assert/strict";
+import { SynError } from "../core/mod.ts";
+import { loadSchemaStore, SCHEMA_ALIASES } from "./mod.ts";
+import { schemaNameFromMarker, schemaNameFromStem } from "./_names.ts";
+
+const NAMES = [
+  "control",
+  "control-bundle",
+  "haptic",
+  "modulation",
+  "rule",
+  "rule-bundle",
+  "shader",
+  "synesthetic-asset",
+  "tone",
+];
+
+Deno.test("loadSchemaStore() lists the embedded schemas sorted, with versions and paths", async () => {
+  const store = await loadSchemaStore();
+  const listed = store.listSchemas();
+  assert.deepEqual(listed.map((entry) => entry.name), NAMES);
+  for (const entry of listed) {
+    assert.equal(entry.version, "0.7.3");
+    assert.equal(entry.path, `schemas/${entry.name}.schema.json`);
+  }
+});
+
+Deno.test("loadSchemaStore() shares one embedded store per process", async () => {
+  assert.equal(await loadSchemaStore(), await loadSchemaStore());
+});
+
+Deno.test("getSchema() resolves the alias and returns a copy", async () => {
+  const store = await loadSchemaStore();
+  assert.equal(SCHEMA_ALIASES["nested-synesthetic-asset"], "synesthetic-asset");
+  const nested = store.getSchema("nested-synesthetic-asset")!;
+  assert.equal(nested.schema.$id, "https://syn.tools/schemas/0.7.3/synesthetic-asset.schema.json");
+  assert.equal(nested.version, "0.7.3");
+  nested.schema.title = "changed";
+  assert.notEqual(store.getSchema("synesthetic-asset")!.schema.title, "changed");
+  assert.equal(store.getSchema("nope"), undefined);
+  assert.ok(store.hasSchema("nested-synesthetic-asset"));
+  assert.ok(!store.hasSchema("nope"));
+  assert.ok(!store.hasSchema("__proto__"));
+});
+
+Deno.test("validate() throws not_found for an unknown schema", async () => {
+  const store = await loadSchemaStore();
+  assert.throws(
+    () => store.validate({}, "nope"),
+    (error) => error instanceof SynError && error.code === "not_found",
+  );
+});
+
+Deno.test("validate() drops a top-level marker without touching the caller's object", async () => {
+  const store = await loadSchemaStore();
+  for (const key of ["$schema", "$schemaRef"]) {
+    const asset = { [key]: "jsonschema/synesthetic-asset.schema.json", name: "x" };
+    const before = structuredClone(asset);
+    assert.deepEqual(store.validate(asset, "synesthetic-asset"), { ok: true, errors: [] });
+    assert.deepEqual(store.validate(asset, "nested-synesthetic-asset"), { ok: true, errors: [] });
+    assert.deepEqual(asset, before);
+  }
+  // Only the top level: a nested marker is an unknown key like any other.
+  const nested = {
+    name: "x",
+    shader: { $schema: "x", name: "s", vertex_shader: "", fragment_shader: "" },
+  };
+  assert.deepEqual(store.validate(nested, "synesthetic-asset").errors, [
+    { path: "/shader", msg: "must NOT have additional property '$schema'" },
+  ]);
+});
+
+Deno.test("schemaFromMarker() names known schemas from relative markers and URLs", async () => {
+  const store = await loadSchemaStore();
+  assert.equal(store.schemaFromMarker({ $schema: "jsonschema/haptic.schema.json" }), "haptic");
+  assert.equal(
+    store.schemaFromMarker({ $schemaRef: "../synesthetic-asset.schema.json" }),
+    "synesthetic-asset",
+  );
+  assert.equal(
+    store.schemaFromMarker({
+      $schema: "https://delk73.github.io/synesthetic-schemas/schema/0.7.3/tone.schema.json",
+    }),
+    "tone",
+  );
+  assert.equal(
+    store.schemaFromMarker({ $schema: "nested-synesthetic-asset.json" }),
+    "synesthetic-asset",
+  );
+  assert.equal(
+    store.schemaFromMarker({ $schema: "https://json-schema.org/draft/2020-12/schema" }),
+    undefined,
+  );
+  assert.equal(store.schemaFromMarker({ $schema: "other.schema.json" }), undefined);
+  assert.equal(store.schemaFromMarker({ $schema: 5 }), undefined);
+  assert.equal(store.schemaFromMarker([]), undefined);
+  assert.equal(store.schemaFromMarker(null), undefined);
+});
+
+Deno.test("listExamples() and getExample() cover the embedded examples", async () => {
+  const store = await loadSchemaStore();
+  const all = store.listExamples();
+  assert.deepEqual(store.listExamples("all"), all);
+  assert.ok(all.some((entry) => entry.component === "canonical-baseline"));
+  const sorted = [...all].sort((a, b) => (a.component < b.component ? -1 : 1));
+  assert.deepEqual(all, sorted);
+  assert.ok(all.every((entry) => entry.path === `schemas/examples/${entry.component}.json`));
+  assert.deepEqual(store.listExamples("shader").map((entry) => entry.component), ["shader-ring"]);
+  assert.deepEqual(store.listExamples("canonical-baseline").length, 1);
+  assert.deepEqual(store.listExamples("nope"), []);
+
+  const byName = store.getExample("canonical-baseline.json")!;
+  const byPath = store.getExample("schemas/examples/canonical-baseline.json")!;
+  assert.deepEqual(byName, byPath);
+  assert.equal(byName.schema, "synesthetic-asset");
+  assert.equal((byName.example as { name: string }).name, "Canonical Baseline");
+  (byName.example as { name: string }).name = "changed";
+  assert.equal(
+    (store.getExample("canonical-baseline.json")!.example as { name: string }).name,
+    "Canonical Baseline",
+  );
+  assert.equal(store.getExample("haptic-pulse.json")!.schema, "haptic");
+  assert.equal(store.getExample("missing.json"), undefined);
+});
+
+Deno.test("the canonical baseline has what generate builds defaults from", async () => {
+  const store = await loadSchemaStore();
+  // deno-lint-ignore no-explicit-any
+  const asset = store.getExample("canonical-baseline.json")!.example as any;
+  assert.equal(asset.shader.name, "CircleSDF");
+  const uniforms = asset.shader.uniforms.map((uniform: { name: string }) => uniform.name);
+  for (const name of ["u_px", "u_py", "u_r", "u_time", "u_resolution"]) {
+    assert.ok(uniforms.includes(name));
+  }
+  assert.ok(asset.shader.input_parameters.length >= 2);
+  assert.equal(asset.tone.synth.type, "Tone.Synth");
+  assert.ok(asset.tone.input_parameters.length >= 1);
+  assert.equal(asset.haptic.device.type, "generic");
+  const intensity = asset.haptic.input_parameters.find((parameter: { parameter: string }) =>
+    parameter.parameter === "haptic.intensity"
+  );
+  assert.deepEqual([intensity.min, intensity.max], [0, 1]);
+  const [x, y] = asset.control.control_parameters;
+  assert.deepEqual([x.parameter, x.mappings[0].action.axis], ["shader.u_px", "mouse.x"]);
+  assert.deepEqual([y.parameter, y.mappings[0].action.axis], ["shader.u_py", "mouse.y"]);
+  assert.ok(x.mappings[0].action.sensitivity > 0);
+  assert.ok(y.mappings[0].action.sensitivity < 0);
+  assert.equal(asset.meta_info.category, "multimodal");
+  for (const key of ["title", "description", "complexity", "tags"]) {
+    assert.ok(key in asset.meta_info);
+  }
+});
+
+Deno.test("a folder given but missing gives empty listings and not-found reads", async () => {
+  const store = await loadSchemaStore({
+    schemasDir: "/nonexistent/syn-schemas",
+    examplesDir: "/nonexistent/syn-examples",
+  });
+  assert.deepEqual(store.listSchemas(), []);
+  assert.deepEqual(store.listExamples(), []);
+  assert.equal(store.getSchema("synesthetic-asset"), undefined);
+  assert.equal(store.getExample("canonical-baseline.json"), undefined);
+  assert.throws(() => store.validate({ name: "x" }, "synesthetic-asset"), SynError);
+});
+
+Deno.test("a schema folder override shows paths as given and validates with compiled ajv", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn-schemas-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/thing.json`,
+      JSON.stringify({ version: "2.0.0", type: "object", required: ["id"] }),
+    );
+    await Deno.writeTextFile(`${dir}/notes.txt`, "not a schema");
+    const store = await loadSchemaStore({ schemasDir: `${dir}/` });
+    assert.deepEqual(store.listSchemas(), [{
+      name: "thing",
+      version: "2.0.0",
+      path: `${dir}/thing.json`,
+    }]);
+    assert.deepEqual(store.validate({}, "thing"), {
+      ok: false,
+      errors: [{ path: "", msg: "must have required property 'id'" }],
+    });
+    // The examples still come from the embedded folder.
+    assert.ok(store.getExample("canonical-baseline.json"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("validate() answers hostile input without throwing", async () => {
+  const store = await loadSchemaStore();
+  const loneSurrogate = JSON.parse('{"name":"x","\\ud800":1}');
+  assert.deepEqual(store.validate(loneSurrogate, "synesthetic-asset").errors, [
+    { path: "", msg: "must NOT have additional property '\ud800'" },
+  ]);
+  assert.ok(JSON.stringify(store.validate(loneSurrogate, "synesthetic-asset")).includes("\\ud800"));
+
+  const deep = "[".repeat(10_000) + "]".repeat(10_000);
+  const deepObject = JSON.parse(`{"name":"x","meta_info":{"a":${deep}}}`);
+  assert.deepEqual(store.validate(deepObject, "synesthetic-asset"), { ok: true, errors: [] });
+  const deepExtra = JSON.parse(`{"name":"x","extra":${deep}}`);
+  assert.deepEqual(store.validate(deepExtra, "synesthetic-asset").errors, [
+    { path: "", msg: "must NOT have additional property 'extra'" },
+  ]);
+  assert.deepEqual(store.validate(JSON.parse(deep), "synesthetic-asset").errors, [
+    { path: "", msg: "must be object" },
+  ]);
+
+  const huge = JSON.parse(
+    '{"name":"x","modulations":[{"id":"m","target":"t","type":"additive","waveform":"sine",' +
+      '"frequency":1e400,"amplitude":-1e400,"offset":0,"phase":0}]}',
+  );
+  assert.deepEqual(store.validate(huge, "synesthetic-asset").errors, [
+    { path: "/modulations/0/amplitude", msg: "must be number" },
+    { path: "/modulations/0/frequency", msg: "must be number" },
+  ]);
+
+  const proto = JSON.parse(
+    '{"name":"x","__proto__":{"polluted":true},"meta_info":{"__proto__":1}}',
+  );
+  assert.deepEqual(store.validate(proto, "synesthetic-asset").errors, [
+    { path: "", msg: "must NOT have additional property '__proto__'" },
+  ]);
+  const protoOption = JSON.parse(
+    '{"name":"h","device":{"type":"g","options":{"__proto__":{"value":"x"}}},"input_parameters":[]}',
+  );
+  assert.deepEqual(store.validate(protoOption, "haptic").errors, [
+    { path: "/device/options/__proto__", msg: "must have required property 'unit'" },
+    { path: "/device/options/__proto__/value", msg: "must be number" },
+  ]);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+
+  for (const root of [null, 5, "x", [], true, undefined]) {
+    assert.deepEqual(store.validate(root, "synesthetic-asset").errors, [
+      { path: "", msg: "must be object" },
+    ]);
+  }
+});
+
+Deno.test("schemaNameFromStem() infers names from conformance-style and our file stems", () => {
+  const cases: [string, string | undefined][] = [
+    ["Haptic_Example", "haptic"],
+    ["SynestheticAsset_Example1", "synesthetic-asset"],
+    ["SynestheticAsset_ExampleDS", "synesthetic-asset"],
+    ["Control-Bundle_Example", "control-bundle"],
+    ["Rule-Bundle_Example", "rule-bundle"],
+    ["Tone_Example", "tone"],
+    ["shader-ring", "shader"],
+    ["control-bundle-wheel", "control-bundle"],
+    ["ShaderLib_Example", undefined],
+    ["canonical-baseline", undefined],
+  ];
+  for (const [stem, expected] of cases) {
+    assert.equal(schemaNameFromStem(stem, NAMES), expected, stem);
+  }
+  assert.equal(schemaNameFromMarker("jsonschema/haptic.schema.json"), "haptic");
+  assert.equal(schemaNameFromMarker("../shader.json#frag"), "shader");
+  assert.equal(schemaNameFromMarker("schema"), undefined);
+});

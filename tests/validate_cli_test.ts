@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { COMMANDS, runCli } from "../lib/cli/mod.ts";
+import { fakeIo, runSyn } from "./fakes/cli_io.ts";
+import {
+  CONFORMANCE_EXAMPLES,
+  CONFORMANCE_SCHEMAS,
+  sharedMissing,
+  sharedPath,
+} from "./fakes/shared.ts";
+
+const root = new URL("../", import.meta.url).pathname;
+const baselinePath = "schemas/examples/canonical-baseline.json";
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "syn-validate-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function syn(args: string[], options: Parameters<typeof fakeIo>[0] = {}) {
+  const io = fakeIo({ cwd: root, ...options });
+  const code = await runCli(args, io, COMMANDS);
+  return { code, out: io.out(), err: io.err() };
+}
+
+Deno.test("syn validate: a valid file prints ok and exits 0", async () => {
+  const { code, out } = await syn(["validate", baselinePath]);
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(out), {
+    file: baselinePath,
+    schema: "synesthetic-asset",
+    ok: true,
+    errors: [],
+  });
+});
+
+Deno.test("syn validate: an invalid file prints pointers and exits 1", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/bad.json`, '{"name":"x","shader":{"name":"s"}}');
+    const { code, out } = await syn(["validate", `${dir}/bad.json`]);
+    assert.equal(code, 1);
+    assert.deepEqual(JSON.parse(out).errors, [
+      { path: "/shader", msg: "must have required property 'fragment_shader'" },
+      { path: "/shader", msg: "must have required property 'vertex_shader'" },
+    ]);
+  });
+});
+
+Deno.test("syn validate: a parse error names file:line:column and exits 2", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/broken.json`, '{\n  "name": "x",\n  oops\n}');
+    const { code, out, err } = await syn(["validate", `${dir}/broken.json`]);
+    assert.equal(code, 2);
+    assert.match(err, new RegExp(`${dir}/broken\\.json:3:3: invalid JSON`));
+    assert.equal(JSON.parse(out).ok, false);
+  });
+});
+
+Deno.test("syn validate: a missing file is an IO error, exit 2", async () => {
+  const { code, err } = await syn(["validate", "no/such/file.json"]);
+  assert.equal(code, 2);
+  assert.match(err, /no\/such\/file\.json: cannot read: no such file/);
+});
+
+Deno.test("syn validate: a folder and several files give results and a summary", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/b-invalid.json`, '{"name":""}');
+    await Deno.writeTextFile(`${dir}/a-valid.json`, '{"name":"ok"}');
+    await Deno.writeTextFile(`${dir}/c-broken.json`, "{");
+    await Deno.writeTextFile(`${dir}/notes.txt`, "ignored");
+    const { code, out, err } = await syn(["validate", dir, baselinePath]);
+    assert.equal(code, 2);
+    const answer = JSON.parse(out);
+    assert.deepEqual(answer.results.map((result: { file: string }) => result.file), [
+      `${dir}/a-valid.json`,
+      `${dir}/b-invalid.json`,
+      `${dir}/c-broken.json`,
+      baselinePath,
+    ]);
+    assert.deepEqual([answer.ok, answer.valid, answer.invalid, answer.unreadable], [
+      false,
+      2,
+      1,
+      1,
+    ]);
+    assert.match(err, /2 valid, 1 invalid, 1 unreadable\n$/);
+
+    await Deno.remove(`${dir}/c-broken.json`);
+    const second = await syn(["validate", `${dir}/`]);
+    assert.equal(second.code, 1);
+    assert.match(second.err, /^1 valid, 1 invalid, 0 unreadable\n$/);
+  });
+});
+
+Deno.test("syn validate: '-' reads standard input", async () => {
+  const { code, out } = await syn(["validate", "-"], { stdin: '{"name": 5}' });
+  assert.equal(code, 1);
+  assert.deepEqual(JSON.parse(out), {
+    file: "-",
+    schema: "synesthetic-asset",
+    ok: false,
+    errors: [{ path: "/name", msg: "must be string" }],
+  });
+});
+
+Deno.test("syn validate: the marker chooses the schema, --schema overrides it", async () => {
+  await withDir(async (dir) => {
+    const tone = { $schema: "../tone.schema.json", name: "t", synth: {} };
+    await Deno.writeTextFile(`${dir}/tone.json`, JSON.stringify(tone));
+    const byMarker = await syn(["validate", `${dir}/tone.json`]);
+    assert.equal(byMarker.code, 0);
+    assert.equal(JSON.parse(byMarker.out).schema, "tone");
+
+    const forced = await syn(["validate", `${dir}/tone.json`, "--schema", "shader"]);
+    assert.equal(forced.code, 1);
+    assert.equal(JSON.parse(forced.out).schema, "shader");
+    assert.deepEqual(JSON.parse(forced.out).errors, [
+      { path: "", msg: "must NOT have additional property 'synth'" },
+      { path: "", msg: "must have required property 'fragment_shader'" },
+      { path: "", msg: "must have required property 'vertex_shader'" },
+    ]);
+
+    const alias = await syn(["validate", baselinePath, "--schema", "nested-synesthetic-asset"]);
+    assert.equal(alias.code, 0);
+  });
+});
+
+Deno.test("syn validate: an unknown schema or no argument is a usage error, exit 2", async () => {
+  const unknown = await syn(["validate", baselinePath, "--schema", "nope"]);
+  assert.equal(unknown.code, 2);
+  assert.match(
+    unknown.err,
+    /unknown schema: nope \(known: control, .*tone\); see 'syn validate --help'/,
+  );
+  const none = await syn(["validate"]);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /give at least one file/);
+  const badFlag = await syn(["validate", "--bogus", baselinePath]);
+  assert.equal(badFlag.code, 2);
+  const help = await syn(["validate", "--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /syn validate schemas\/examples\/canonical-baseline\.json/);
+});
+
+Deno.test({
+  name: "syn validate: SYN_SCHEMAS_DIR switches the schema set",
+  ignore: sharedMissing(CONFORMANCE_SCHEMAS) || sharedMissing(CONFORMANCE_EXAMPLES),
+  async fn() {
+    const { code, out } = await syn(["validate", sharedPath(CONFORMANCE_EXAMPLES)], {
+      env: { SYN_SCHEMAS_DIR: sharedPath(CONFORMANCE_SCHEMAS) },
+    });
+    assert.equal(code, 0);
+    assert.equal(JSON.parse(out).valid, 15);
+    const listed = await syn(["schemas"], {
+      env: { SYN_SCHEMAS_DIR: sharedPath(CONFORMANCE_SCHEMAS) },
+    });
+    assert.equal(
+      JSON.parse(listed.out).schemas[0].path,
+      `${sharedPath(CONFORMANCE_SCHEMAS)}/control.schema.json`,
+    );
+  },
+});
+
+Deno.test("syn schemas: list and get, unknown name exits 1", async () => {
+  const listed = await syn(["schemas"]);
+  assert.equal(listed.code, 0);
+  const answer = JSON.parse(listed.out);
+  assert.equal(answer.ok, true);
+  assert.equal(answer.schemas.length, 9);
+  assert.deepEqual(JSON.parse((await syn(["schemas", "list"])).out), answer);
+
+  const got = await syn(["schemas", "get", "nested-synesthetic-asset"]);
+  assert.equal(got.code, 0);
+  assert.equal(JSON.parse(got.out).schema.title, "Synesthetic asset");
+  assert.equal(JSON.parse(got.out).version, "0.7.3");
+
+  const missing = await syn(["schemas", "get", "nope"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /unknown schema: nope/);
+  assert.equal((await syn(["schemas", "frobnicate"])).code, 2);
+});
+
+Deno.test("syn examples: list, filter, get; unknown path exits 1", async () => {
+  const all = JSON.parse((await syn(["examples"])).out).examples;
+  assert.ok(all.some((entry: { component: string }) => entry.component === "canonical-baseline"));
+  const shaders = JSON.parse((await syn(["examples", "list", "shader"])).out).examples;
+  assert.deepEqual(shaders, [{
+    component: "shader-ring",
+    path: "schemas/examples/shader-ring.json",
+  }]);
+  assert.deepEqual(JSON.parse((await syn(["examples", "shader"])).out).examples, shaders);
+
+  const got = await syn(["examples", "get", "canonical-baseline.json"]);
+  assert.equal(got.code, 0);
+  const answer = JSON.parse(got.out);
+  assert.deepEqual([answer.ok, answer.schema, answer.validated], [true, "synesthetic-asset", true]);
+  assert.equal(answer.example.name, "Canonical Baseline");
+
+  const missing = await syn(["examples", "get", "nope.json"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /no such example: nope\.json/);
+});
+
+Deno.test("syn validate as a process: exit codes, stdout and stdin", async () => {
+  const valid = await runSyn(["validate", baselinePath], { cwd: root });
+  assert.equal(valid.code, 0, valid.stderr);
+  assert.equal(JSON.parse(valid.stdout).ok, true);
+  const piped = await runSyn(["validate", "-", "--schema", "tone"], {
+    cwd: root,
+    stdin: '{"name":"t"}',
+  });
+  assert.equal(piped.code, 1);
+  assert.deepEqual(JSON.parse(piped.stdout).errors, [
+    { path: "", msg: "must have required property 'synth'" },
+  ]);
+  const broken = await runSyn(["validate", "-"], { cwd: root, stdin: "[1,\n2,,]" });
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /-:2:3: invalid JSON/);
+});
