@@ -13,6 +13,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./examples.ts"),
   },
   {
+    name: "mcp-serve",
+    summary: "the validator service and MCP server on stdio, TCP or a Unix socket",
+    load: () => import("./mcp_serve.ts"),
+  },
+  {
     name: "schemas",
     summary: "list and read the asset schemas (embedded, or SYN_SCHEMAS_DIR)",
     load: () => import("./schemas.ts"),

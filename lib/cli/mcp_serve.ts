@@ -1,0 +1,190 @@
+import { UsageError } from "../core/mod.ts";
+import {
+  createValidatorHandler,
+  type RunningValidatorServer,
+  startValidatorServer,
+  type ValidatorEndpoint,
+  ValidatorService,
+} from "../mcp/mod.ts";
+import { loadSchemaStore } from "../schema/mod.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help =
+  `syn mcp-serve — the validator service (JSON-RPC 2.0 over NDJSON) and an MCP server
+
+Usage:
+  syn mcp-serve [--stdio | --tcp HOST:PORT | --socket PATH]
+
+Serves the tools list_schemas, get_schema, list_examples, get_example, validate_asset
+(alias validate), diff_assets and populate_backend by method name, and the Model Context
+Protocol (initialize or server/discover, tools/list, tools/call, resources/*) on the same
+connection. One JSON object per line; lines over 1 MiB are rejected unread. Logs go to
+stderr, stdout carries frames only. SIGINT/SIGTERM finish in-flight requests, then exit 0.
+
+Options:
+  --stdio             serve stdin/stdout (the default); ends at end of input
+  --tcp HOST:PORT     listen on TCP (port 0 picks a free port; see the ready line)
+  --socket PATH       listen on a Unix socket (a stale socket file is replaced)
+  -h, --help          show this help
+
+Environment (flags win):
+  MCP_ENDPOINT        stdio | tcp | socket
+  MCP_HOST, MCP_PORT  TCP address when MCP_ENDPOINT=tcp (host defaults to 127.0.0.1)
+  MCP_SOCKET_PATH     socket path when MCP_ENDPOINT=socket
+  MCP_READY_FILE      ready file, default /tmp/mcp.ready ("<pid> <ISO8601>")
+  SYN_SCHEMAS_DIR, SYN_EXAMPLES_DIR       schema and example folders
+  SYN_BACKEND_URL, SYN_BACKEND_ASSETS_PATH  enable populate_backend (default path
+                      /synesthetic-assets/)
+
+Examples:
+  syn mcp-serve
+  syn mcp-serve --tcp 127.0.0.1:7000
+  echo '{"jsonrpc":"2.0","id":1,"method":"list_schemas"}' | syn mcp-serve
+`;
+
+/** Where to listen, before any socket is opened. */
+export type ServeTarget =
+  | { mode: "stdio" }
+  | { mode: "tcp"; hostname: string; port: number }
+  | { mode: "socket"; path: string };
+
+/** Flags win over `MCP_ENDPOINT`/`MCP_HOST`/`MCP_PORT`/`MCP_SOCKET_PATH`; stdio by default. */
+export function resolveServeTarget(
+  flags: { stdio?: boolean; tcp?: string; socket?: string },
+  env: (name: string) => string | undefined,
+  warn: (line: string) => void = () => {},
+): ServeTarget {
+  const chosen = [flags.stdio, flags.tcp !== undefined, flags.socket !== undefined]
+    .filter(Boolean).length;
+  if (chosen > 1) throw new UsageError("choose one of --stdio, --tcp and --socket");
+  if (flags.stdio) return { mode: "stdio" };
+  if (flags.tcp !== undefined) return parseHostPort(flags.tcp);
+  if (flags.socket !== undefined) {
+    if (flags.socket === "") throw new UsageError("--socket takes a path");
+    return { mode: "socket", path: flags.socket };
+  }
+  const raw = env("MCP_ENDPOINT")?.trim() ?? "";
+  let endpoint = raw.toLowerCase();
+  if (endpoint === "") return { mode: "stdio" };
+  if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
+    // Labs spec: an invalid MCP_ENDPOINT falls back to tcp.
+    warn(`mcp:warn MCP_ENDPOINT=${JSON.stringify(raw)} is not stdio, tcp or socket; using tcp`);
+    endpoint = "tcp";
+  }
+  if (endpoint === "stdio") return { mode: "stdio" };
+  if (endpoint === "socket") {
+    const path = env("MCP_SOCKET_PATH");
+    if (!path) throw new UsageError("MCP_ENDPOINT=socket needs MCP_SOCKET_PATH");
+    return { mode: "socket", path };
+  }
+  const port = env("MCP_PORT");
+  if (!port) throw new UsageError("MCP_ENDPOINT=tcp needs MCP_PORT (and MCP_HOST)");
+  const hostname = env("MCP_HOST") || "127.0.0.1";
+  return {
+    mode: "tcp",
+    hostname,
+    port: numberFlag("MCP_PORT", port, { integer: true, min: 0, max: 65535 })!,
+  };
+}
+
+function parseHostPort(value: string): ServeTarget {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  if (!match) throw new UsageError(`--tcp takes HOST:PORT: ${value}`);
+  const hostname = match[1] ?? (match[2] || "127.0.0.1");
+  const port = numberFlag("tcp", match[3], { integer: true, min: 0, max: 65535 })!;
+  return { mode: "tcp", hostname, port };
+}
+
+const DEFAULT_READY_FILE = "/tmp/mcp.ready";
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("mcp-serve", args, {
+    stdio: { type: "boolean" },
+    tcp: { type: "string" },
+    socket: { type: "string" },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  const log = (line: string) => void io.stderr(line + "\n");
+  const target = resolveServeTarget(values, io.env, log);
+  const delay = numberFlag("SYN_MCP_TEST_DELAY_MS", io.env("SYN_MCP_TEST_DELAY_MS") || undefined, {
+    min: 0,
+  });
+
+  const store = await loadSchemaStore({
+    schemasDir: io.env("SYN_SCHEMAS_DIR") || undefined,
+    examplesDir: io.env("SYN_EXAMPLES_DIR") || undefined,
+  });
+  const backendUrl = io.env("SYN_BACKEND_URL");
+  const service = new ValidatorService({
+    store,
+    backend: backendUrl
+      ? { url: backendUrl, assetsPath: io.env("SYN_BACKEND_ASSETS_PATH") || undefined }
+      : undefined,
+    log,
+    delayMs: delay,
+  });
+
+  const endpoint: ValidatorEndpoint = target.mode === "stdio"
+    ? {
+      mode: "stdio",
+      connection: {
+        readable: io.stdin,
+        write: async (data) =>
+          await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
+        close() {},
+      },
+    }
+    : target;
+  const server = await startValidatorServer(
+    endpoint,
+    () => createValidatorHandler(service, { log }),
+  );
+  return await runUntilStopped(server, io, log);
+}
+
+/** The process model (MCP spec §3, §10): ready file and line, signals, clean exit. */
+async function runUntilStopped(
+  server: RunningValidatorServer,
+  io: CliIo,
+  log: (line: string) => void,
+): Promise<number> {
+  const readyFile = io.env("MCP_READY_FILE") || DEFAULT_READY_FILE;
+  const readyLine = `${Deno.pid} ${new Date().toISOString()}\n`;
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.shutdown();
+  };
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  try {
+    try {
+      await Deno.writeTextFile(readyFile, readyLine);
+    } catch (error) {
+      log(
+        `mcp:warn ready_file=${JSON.stringify(readyFile)} detail=${JSON.stringify(String(error))}`,
+      );
+    }
+    const address = server.mode === "stdio" ? "" : ` address=${server.address}`;
+    log(`mcp:ready mode=${server.mode}${address}`);
+    await server.finished;
+    // stdin EOF: let the last responses go out before the process ends.
+    if (!stopping) await server.shutdown();
+    log(`mcp:shutdown mode=${server.mode}`);
+    return EXIT.ok;
+  } finally {
+    for (const signal of signals) Deno.removeSignalListener(signal, stop);
+    await removeIfOurs(readyFile, readyLine);
+  }
+}
+
+/** Removes the ready file unless another server has replaced it since. */
+async function removeIfOurs(path: string, content: string): Promise<void> {
+  try {
+    if (await Deno.readTextFile(path) === content) await Deno.remove(path);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The Model Context Protocol side of the validator service, built on the official SDK
+ * (`@modelcontextprotocol/server` v2). Our own NDJSON framing and error replies stay in
+ * front (the SDK drops malformed lines silently); each connection hands its MCP
+ * messages to the SDK's `serveStdio` entry through an in-process transport, so the SDK
+ * decides the protocol era per connection: the `initialize` handshake (2025 revisions)
+ * or the stateless 2026-07-28 revision opened by `server/discover`.
+ */
+import {
+  fromJsonSchema,
+  type JSONRPCMessage,
+  McpServer,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type Transport,
+} from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { VERSION } from "../core/mod.ts";
+import { type JsonRpcId, type JsonRpcRequest, NO_REPLY, RpcError } from "../rpc/mod.ts";
+import type { McpSession } from "./validator_handler.ts";
+import type { ToolResult, ValidatorService } from "./validator_service.ts";
+
+/** How long one MCP request may stay unanswered by the SDK before it is failed. */
+const SDK_ANSWER_TIMEOUT_MS = 60_000;
+
+/** Requests the SDK answers with a notification rather than a response. */
+const ANSWERED_BY_NOTIFICATION = new Set(["subscriptions/listen"]);
+
+/** Builds the MCP server: the spec's tools, and schemas and examples as resources. */
+export function buildMcpServer(service: ValidatorService): McpServer {
+  const server = new McpServer(
+    { name: "syn", title: "syn validator service", version: VERSION },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        "Synesthetic asset schemas, examples, validation (JSON Schema 2020-12), RFC 6902 diff " +
+        "and backend populate. Validate assets with validate_asset before persisting them.",
+    },
+  );
+  for (const definition of service.definitions) {
+    server.registerTool(
+      definition.name,
+      {
+        title: definition.title,
+        description: definition.description,
+        inputSchema: fromJsonSchema<Record<string, unknown>>(definition.inputSchema),
+        outputSchema: fromJsonSchema<Record<string, unknown>>(definition.outputSchema),
+      },
+      async (args: Record<string, unknown>) => {
+        let result: ToolResult;
+        try {
+          result = await service.call(definition.name, args ?? {});
+        } catch (error) {
+          const message = error instanceof RpcError ? error.message : "Internal error";
+          return { content: [{ type: "text" as const, text: message }], isError: true };
+        }
+        return {
+          content: [{ type: "text" as const, text: JSON.stringify(result) }],
+          structuredContent: result,
+          // A failed verdict (ok: false) is a tool-level failure the model should act on.
+          isError: !result.ok,
+        };
+      },
+    );
+  }
+  const store = service.store;
+  server.registerResource(
+    "schema",
+    new ResourceTemplate("syn://schemas/{name}", {
+      list: () => ({
+        resources: store.listSchemas().map((entry) => ({
+          uri: `syn://schemas/${encodeURIComponent(entry.name)}`,
+          name: entry.name,
+          title: `${entry.name} schema`,
+          description: `JSON Schema ${entry.name}${entry.version ? ` ${entry.version}` : ""}`,
+          mimeType: "application/schema+json",
+        })),
+      }),
+    }),
+    {
+      title: "Schemas",
+      description: "The JSON Schemas by name",
+      mimeType: "application/schema+json",
+    },
+    (uri, variables) => {
+      const name = decodeVariable(variables.name);
+      const found = store.getSchema(name);
+      if (!found) throw new ResourceNotFoundError(uri.href);
+      return {
+        contents: [{
+          uri: uri.href,
+          mimeType: "application/schema+json",
+          text: JSON.stringify(found.schema, null, 2),
+        }],
+      };
+    },
+  );
+  server.registerResource(
+    "example",
+    new ResourceTemplate("syn://examples/{path}", {
+      list: () => ({
+        resources: store.listExamples().map((entry) => ({
+          uri: `syn://examples/${encodeURIComponent(entry.path)}`,
+          name: entry.component,
+          title: `${entry.component} example`,
+          description: entry.path,
+          mimeType: "application/json",
+        })),
+      }),
+    }),
+    {
+      title: "Examples",
+      description: "Example assets by listed path",
+      mimeType: "application/json",
+    },
+    (uri, variables) => {
+      const path = decodeVariable(variables.path);
+      const found = store.getExample(path);
+      if (!found) throw new ResourceNotFoundError(uri.href);
+      return {
+        contents: [{
+          uri: uri.href,
+          mimeType: "application/json",
+          text: JSON.stringify(found.example, null, 2),
+        }],
+      };
+    },
+  );
+  return server;
+}
+
+function decodeVariable(value: string | string[] | undefined): string {
+  const text = Array.isArray(value) ? value.join("/") : value ?? "";
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+interface Waiting {
+  resolve(message: Record<string, unknown>): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * The in-process transport between our connection and the SDK: inbound messages are
+ * delivered one by one and their responses awaited, so MCP requests keep the
+ * connection's request order; anything else the SDK sends goes out as it comes.
+ */
+class BridgeTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #waiting = new Map<JsonRpcId, Waiting>();
+  readonly #sendUnsolicited: (message: unknown) => Promise<void>;
+  #closed = false;
+
+  constructor(sendUnsolicited: (message: unknown) => Promise<void>) {
+    this.#sendUnsolicited = sendUnsolicited;
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const record = message as Record<string, unknown>;
+    const id = record.id as JsonRpcId | undefined;
+    if (
+      id !== undefined && !("method" in record) && ("result" in record || "error" in record)
+    ) {
+      const waiting = this.#waiting.get(id);
+      if (waiting) {
+        this.#waiting.delete(id);
+        clearTimeout(waiting.timer);
+        waiting.resolve(record);
+        return Promise.resolve();
+      }
+    }
+    if (this.#closed) return Promise.resolve();
+    return this.#sendUnsolicited(message);
+  }
+
+  /** Hands a request to the SDK and waits for its response. */
+  request(request: JsonRpcRequest & { id: JsonRpcId }): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiting.delete(request.id);
+        resolve({
+          error: { code: -32603, message: "Internal error: no answer from the MCP layer" },
+        });
+      }, SDK_ANSWER_TIMEOUT_MS);
+      this.#waiting.set(request.id, { resolve, timer });
+      this.onmessage?.(request as unknown as JSONRPCMessage);
+    });
+  }
+
+  /** Hands a notification (or a response to a request of the SDK's) to the SDK. */
+  notify(message: Record<string, unknown>): void {
+    this.onmessage?.(message as unknown as JSONRPCMessage);
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    for (const [id, waiting] of this.#waiting) {
+      clearTimeout(waiting.timer);
+      waiting.resolve({ error: { code: -32603, message: "Internal error: connection closing" } });
+      this.#waiting.delete(id);
+    }
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Opens the MCP session of one connection. `send` writes an unsolicited frame to the
+ * connection; `log` receives the SDK's out-of-band errors.
+ */
+export function openMcpSession(
+  service: ValidatorService,
+  send: (message: unknown) => Promise<void>,
+  log: (line: string) => void = () => {},
+): McpSession {
+  const transport = new BridgeTransport(send);
+  const handle = serveStdio(() => buildMcpServer(service), {
+    transport,
+    onerror: (error) => log(`mcp:sdk_error detail=${JSON.stringify(error.message)}`),
+  });
+  return {
+    async handle(request) {
+      if (request.id === undefined) {
+        transport.notify(request as unknown as Record<string, unknown>);
+        return NO_REPLY;
+      }
+      if (ANSWERED_BY_NOTIFICATION.has(request.method)) {
+        transport.notify(request as unknown as Record<string, unknown>);
+        return NO_REPLY;
+      }
+      const response = await transport.request(request as JsonRpcRequest & { id: JsonRpcId });
+      if ("error" in response) {
+        const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
+        throw new RpcError(
+          typeof error?.code === "number" ? error.code : -32603,
+          typeof error?.message === "string" ? error.message : "Internal error",
+          error?.data,
+        );
+      }
+      return response.result;
+    },
+    response(message) {
+      transport.notify(message);
+    },
+    async close() {
+      await handle.close();
+    },
+  };
+}

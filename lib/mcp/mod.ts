@@ -1,0 +1,48 @@
+/**
+ * @module
+ * The validator service of the MCP adapter spec: its tools over a `SchemaStore`, its
+ * JSON-RPC server on stdio, TCP and Unix sockets (with the Model Context Protocol on
+ * the same connections through the official SDK), and the client `generate` uses.
+ *
+ * ```ts
+ * import { connectValidator } from "./mod.ts";
+ * const validator = await connectValidator({
+ *   env: (name) => Deno.env.get(name),
+ *   selfCommand: [Deno.execPath(), "run", "-A", "main.ts"],
+ * });
+ * const verdict = await validator.validateAsset({ name: "demo" }, "synesthetic-asset");
+ * // { ok: true, errors: [] } — or { ok: false, reason: "transport_error", detail } if unreachable
+ * await validator.close();
+ * ```
+ */
+export {
+  connectValidator,
+  type ConnectValidatorOptions,
+  resolveValidatorTarget,
+  splitCommandLine,
+  type ValidatorClient,
+  validatorClientFromConnection,
+  type ValidatorTarget,
+  type ValidatorTransport,
+  type ValidatorVerdict,
+} from "./validator_client.ts";
+export {
+  backendAssetsUrl,
+  type BackendOptions,
+  PAYLOAD_TOO_LARGE_RESULT,
+  type ToolResult,
+  ValidatorService,
+  type ValidatorServiceOptions,
+} from "./validator_service.ts";
+export { TOOL_DEFINITIONS, type ToolDefinition } from "./tool_definitions.ts";
+export {
+  createValidatorHandler,
+  isMcpMethod,
+  type McpSession,
+  type McpSessionFactory,
+} from "./validator_handler.ts";
+export {
+  type RunningValidatorServer,
+  startValidatorServer,
+  type ValidatorEndpoint,
+} from "./serve_validator.ts";

@@ -1,0 +1,391 @@
+import { SynError } from "../core/mod.ts";
+import {
+  connectionFromConn,
+  MAX_LINE_BYTES,
+  RpcClient,
+  type RpcConnection,
+  type RpcOutcome,
+} from "../rpc/mod.ts";
+import { PAYLOAD_TOO_LARGE_RESULT } from "./validator_service.ts";
+
+/** Options of {@linkcode connectValidator}. */
+export interface ConnectValidatorOptions {
+  /** Reads one environment variable (`MCP_ENDPOINT`, `MCP_HOST`, …). */
+  env: (name: string) => string | undefined;
+  /** The argv that starts this program, used to spawn `mcp-serve --stdio` as a child. */
+  selfCommand: readonly string[];
+  /** Receives warnings (deprecations, fallbacks) and the child's stderr lines. */
+  warn?: (line: string) => void;
+  /** Per-call timeout in milliseconds (default 10,000); also bounds connecting. */
+  timeoutMs?: number;
+}
+
+/** A validation verdict, or a structured failure (`reason` + `detail`). */
+export interface ValidatorVerdict {
+  ok: boolean;
+  errors?: { path: string; msg: string }[];
+  reason?: string;
+  detail?: string;
+}
+
+/** The transport a client uses. */
+export type ValidatorTransport = "stdio" | "tcp" | "socket" | "memory";
+
+/** A connection to the validator service, as `generate` uses it. */
+export interface ValidatorClient {
+  readonly transport: ValidatorTransport;
+  /** Calls a tool; transport failures come back as { ok: false, reason, detail } — never throws, never hangs. */
+  call(
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<Record<string, unknown> & { ok: boolean }>;
+  /** `validate_asset`; the schema defaults to `nested-synesthetic-asset` (MCP spec §9). */
+  validateAsset(asset: unknown, schema?: string): Promise<ValidatorVerdict>;
+  /** Closes the connection (and ends a child process); idempotent. */
+  close(): Promise<void>;
+}
+
+/** How {@linkcode connectValidator} resolved the environment. */
+export type ValidatorTarget =
+  | { transport: "stdio"; command: string[]; own: boolean }
+  | { transport: "tcp"; hostname: string; port: number }
+  | { transport: "socket"; path: string };
+
+/** Variables a stdio child receives from the caller's environment when they are set. */
+const FORWARDED_TO_CHILD = [
+  "SYN_SCHEMAS_DIR",
+  "SYN_EXAMPLES_DIR",
+  "SYN_BACKEND_URL",
+  "SYN_BACKEND_ASSETS_PATH",
+  "MCP_READY_FILE",
+] as const;
+
+const DEPRECATED_FOR_REMOTE = ["SYN_SCHEMAS_DIR", "SYN_EXAMPLES_DIR"] as const;
+
+/**
+ * Resolves the validator transport from the environment (Labs spec transport table;
+ * specs README rule 4). `MCP_ENDPOINT` = `stdio` | `tcp` | `socket`; anything else is
+ * `tcp` with one warning. Nothing configured (no `MCP_ENDPOINT`, `MCP_HOST` or
+ * `MCP_PORT`) → our own `mcp-serve --stdio` as a child. Throws `SynError` with code
+ * `validator_config` for a configuration that cannot work (tcp without a port, socket
+ * without a path, an empty `MCP_ADAPTER_CMD`).
+ */
+export function resolveValidatorTarget(
+  env: (name: string) => string | undefined,
+  selfCommand: readonly string[],
+  warn: (line: string) => void = () => {},
+): ValidatorTarget {
+  const own = { transport: "stdio" as const, command: [...selfCommand, "mcp-serve", "--stdio"] };
+  const raw = env("MCP_ENDPOINT")?.trim() ?? "";
+  let endpoint = raw.toLowerCase();
+  if (endpoint === "") {
+    if (!env("MCP_HOST") && !env("MCP_PORT")) return { ...own, own: true };
+    endpoint = "tcp";
+  } else if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
+    warn(`validator: MCP_ENDPOINT=${JSON.stringify(raw)} is not tcp, stdio or socket; using tcp`);
+    endpoint = "tcp";
+  }
+  if (endpoint !== "stdio") {
+    for (const name of DEPRECATED_FOR_REMOTE) {
+      if (env(name)) {
+        warn(
+          `validator: ${name} is deprecated and ignored for ${endpoint}; configure the server's schemas instead`,
+        );
+      }
+    }
+  }
+  if (endpoint === "stdio") {
+    const adapter = env("MCP_ADAPTER_CMD");
+    if (adapter === undefined || adapter.trim() === "") return { ...own, own: true };
+    const command = splitCommandLine(adapter);
+    if (command.length === 0) {
+      throw new SynError("validator_config", "MCP_ADAPTER_CMD names no command");
+    }
+    return { transport: "stdio", command, own: false };
+  }
+  if (endpoint === "socket") {
+    const path = env("MCP_SOCKET_PATH");
+    if (!path) {
+      throw new SynError("validator_config", "MCP_ENDPOINT=socket needs MCP_SOCKET_PATH");
+    }
+    return { transport: "socket", path };
+  }
+  const portText = env("MCP_PORT")?.trim();
+  if (!portText) {
+    throw new SynError(
+      "validator_config",
+      "MCP_ENDPOINT=tcp needs MCP_HOST and MCP_PORT (e.g. 127.0.0.1 and 7000)",
+    );
+  }
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new SynError("validator_config", `MCP_PORT is not a TCP port: ${portText}`);
+  }
+  return { transport: "tcp", hostname: env("MCP_HOST")?.trim() || "127.0.0.1", port };
+}
+
+/**
+ * Connects to the validator service chosen by the environment (see
+ * {@linkcode resolveValidatorTarget}). Throws only for a configuration error; a server
+ * that cannot be reached gives a client whose every call answers
+ * `{ ok: false, reason: "transport_error", detail }`.
+ */
+export async function connectValidator(options: ConnectValidatorOptions): Promise<ValidatorClient> {
+  const warn = options.warn ?? (() => {});
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const target = resolveValidatorTarget(options.env, options.selfCommand, warn);
+  if (target.transport === "stdio") return spawnValidator(target.command, options, timeoutMs);
+  let conn: Deno.Conn;
+  try {
+    conn = await withTimeout(
+      target.transport === "tcp"
+        ? Deno.connect({ hostname: target.hostname, port: target.port })
+        : Deno.connect({ transport: "unix", path: target.path }),
+      timeoutMs,
+    );
+  } catch (error) {
+    const where = target.transport === "tcp" ? `${target.hostname}:${target.port}` : target.path;
+    return deadClient(target.transport, `cannot connect to ${where}: ${messageOf(error)}`);
+  }
+  if (target.transport === "tcp") (conn as Deno.TcpConn).setNoDelay(true);
+  return validatorClientFromConnection(connectionFromConn(conn), {
+    transport: target.transport,
+    timeoutMs,
+  });
+}
+
+/**
+ * A validator client over an already open connection (for in-memory tests and custom
+ * transports). `onClose` runs after the connection is closed.
+ */
+export function validatorClientFromConnection(
+  connection: RpcConnection,
+  options: {
+    transport?: ValidatorTransport;
+    timeoutMs?: number;
+    describeClose?: () => string;
+    onClose?: () => Promise<void>;
+  } = {},
+): ValidatorClient {
+  const rpc = new RpcClient(connection, {
+    maxLineBytes: MAX_LINE_BYTES,
+    describeClose: options.describeClose ?? (() => "validator closed the connection"),
+  });
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let closing: Promise<void> | undefined;
+  const call = async (method: string, params?: Record<string, unknown>) =>
+    toToolResult(await rpc.request(method, params ?? {}, { timeoutMs }));
+  return {
+    transport: options.transport ?? "memory",
+    call,
+    async validateAsset(asset, schema = "nested-synesthetic-asset") {
+      return toVerdict(await call("validate_asset", { asset, schema }));
+    },
+    close() {
+      closing ??= (async () => {
+        await rpc.close();
+        await options.onClose?.();
+      })();
+      return closing;
+    },
+  };
+}
+
+function toToolResult(outcome: RpcOutcome): Record<string, unknown> & { ok: boolean } {
+  switch (outcome.kind) {
+    case "result": {
+      const result = outcome.result;
+      if (
+        result !== null && typeof result === "object" && !Array.isArray(result) &&
+        typeof (result as Record<string, unknown>).ok === "boolean"
+      ) {
+        return result as Record<string, unknown> & { ok: boolean };
+      }
+      return { ok: false, reason: "bad_response", detail: "reply has no boolean ok" };
+    }
+    case "error":
+      return {
+        ok: false,
+        reason: "rpc_error",
+        code: outcome.error.code,
+        detail: String(outcome.error.message),
+      };
+    case "failure":
+      if (outcome.reason === "payload_too_large") {
+        // The spec's own payload-too-large shape, so callers treat it as an invalid asset.
+        return { ...structuredClone(PAYLOAD_TOO_LARGE_RESULT), detail: outcome.detail };
+      }
+      return { ok: false, reason: outcome.reason, detail: outcome.detail };
+  }
+}
+
+function toVerdict(result: Record<string, unknown> & { ok: boolean }): ValidatorVerdict {
+  const verdict: ValidatorVerdict = { ok: result.ok };
+  if (Array.isArray(result.errors)) {
+    verdict.errors = result.errors.map((issue) => ({
+      path: String((issue as Record<string, unknown>)?.path ?? ""),
+      msg: String((issue as Record<string, unknown>)?.msg ?? ""),
+    }));
+  }
+  if (typeof result.reason === "string") verdict.reason = result.reason;
+  if (typeof result.detail === "string") verdict.detail = result.detail;
+  return verdict;
+}
+
+function deadClient(transport: ValidatorTransport, detail: string): ValidatorClient {
+  const failure = () => Promise.resolve({ ok: false, reason: "transport_error", detail });
+  return {
+    transport,
+    call: failure,
+    validateAsset: failure,
+    close: () => Promise.resolve(),
+  };
+}
+
+function spawnValidator(
+  command: string[],
+  options: ConnectValidatorOptions,
+  timeoutMs: number,
+): ValidatorClient {
+  const env: Record<string, string> = {};
+  for (const name of FORWARDED_TO_CHILD) {
+    const value = options.env(name);
+    if (value !== undefined && value !== "") env[name] = value;
+  }
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(command[0], {
+      args: command.slice(1),
+      env,
+      stdin: "piped",
+      stdout: "piped",
+      // Never our stdout: the child's diagnostics go to `warn`, or nowhere.
+      stderr: options.warn ? "piped" : "null",
+    }).spawn();
+  } catch (error) {
+    return deadClient("stdio", `cannot start ${command[0]}: ${messageOf(error)}`);
+  }
+  let exitCode: number | undefined;
+  const status = child.status.then((value) => {
+    exitCode = value.code;
+    return value;
+  });
+  const stderrDone = options.warn && child.stderr
+    ? forwardLines(child.stderr, (line) => options.warn!(`validator: ${line}`))
+    : Promise.resolve();
+  const writer = child.stdin.getWriter();
+  let stdinClosed = false;
+  const connection: RpcConnection = {
+    readable: child.stdout,
+    async write(data) {
+      await writer.write(typeof data === "string" ? encoder.encode(data) : data);
+    },
+    close() {
+      if (stdinClosed) return;
+      stdinClosed = true;
+      writer.close().catch(() => {});
+    },
+  };
+  return validatorClientFromConnection(connection, {
+    transport: "stdio",
+    timeoutMs,
+    describeClose: () =>
+      exitCode === undefined
+        ? "validator process closed its output"
+        : `validator process exited with code ${exitCode}`,
+    async onClose() {
+      // End of input ends a stdio server; a child that lingers is stopped.
+      const timer = setTimeout(() => {
+        try {
+          child.kill("SIGTERM");
+        } catch {
+          // already exited
+        }
+      }, 2_000);
+      await status;
+      clearTimeout(timer);
+      await stderrDone;
+    },
+  });
+}
+
+const encoder = new TextEncoder();
+
+async function forwardLines(
+  stream: ReadableStream<Uint8Array>,
+  emit: (line: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for await (const chunk of stream) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = buffered.indexOf("\n")) !== -1) {
+        const line = buffered.slice(0, newline).trimEnd();
+        buffered = buffered.slice(newline + 1);
+        if (line !== "") emit(line);
+      }
+      if (buffered.length > MAX_LINE_BYTES) buffered = buffered.slice(-MAX_LINE_BYTES);
+    }
+  } catch {
+    // the child is gone
+  }
+  if (buffered.trim() !== "") emit(buffered.trim());
+}
+
+/**
+ * Splits a command line the simple way a shell would: whitespace separates words;
+ * single quotes keep text literally; double quotes keep spaces and allow `\"` and `\\`;
+ * a backslash outside quotes escapes the next character. No expansion of any kind.
+ */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index];
+    if (quote === "'") {
+      if (char === "'") quote = undefined;
+      else word += char;
+    } else if (quote === '"') {
+      if (char === '"') quote = undefined;
+      else if (char === "\\" && (line[index + 1] === '"' || line[index + 1] === "\\")) {
+        word += line[++index];
+      } else word += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      inWord = true;
+    } else if (char === "\\" && index + 1 < line.length) {
+      word += line[++index];
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += char;
+      inWord = true;
+    }
+  }
+  if (quote) throw new SynError("validator_config", `MCP_ADAPTER_CMD has an unclosed ${quote}`);
+  if (inWord) words.push(word);
+  return words;
+}
+
+function withTimeout(promise: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn> {
+  let timer: ReturnType<typeof setTimeout>;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // A connection that completes after we gave up is closed, not leaked.
+      promise.then((conn) => conn.close(), () => {});
+      reject(new Error(`timed out after ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

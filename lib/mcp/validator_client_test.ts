@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { SynError } from "../core/mod.ts";
+import { createMemoryConnectionPair, serveConnection } from "../rpc/mod.ts";
+import { fakeSchemaStore } from "../../tests/mcp_fake_store.ts";
+import { createValidatorHandler } from "./validator_handler.ts";
+import { ValidatorService } from "./validator_service.ts";
+import {
+  connectValidator,
+  resolveValidatorTarget,
+  splitCommandLine,
+  validatorClientFromConnection,
+} from "./validator_client.ts";
+
+const SELF = ["/bin/syn"];
+const envOf = (values: Record<string, string>) => (name: string) => values[name];
+
+Deno.test("resolveValidatorTarget() starts our own stdio child when nothing is configured", () => {
+  assert.deepEqual(resolveValidatorTarget(envOf({}), SELF), {
+    transport: "stdio",
+    command: ["/bin/syn", "mcp-serve", "--stdio"],
+    own: true,
+  });
+  assert.deepEqual(resolveValidatorTarget(envOf({ MCP_ENDPOINT: "stdio" }), SELF), {
+    transport: "stdio",
+    command: ["/bin/syn", "mcp-serve", "--stdio"],
+    own: true,
+  });
+});
+
+Deno.test("resolveValidatorTarget() follows MCP_ENDPOINT and its companion variables", () => {
+  assert.deepEqual(
+    resolveValidatorTarget(
+      envOf({ MCP_ENDPOINT: "tcp", MCP_HOST: "10.0.0.2", MCP_PORT: "7000" }),
+      SELF,
+    ),
+    { transport: "tcp", hostname: "10.0.0.2", port: 7000 },
+  );
+  assert.deepEqual(resolveValidatorTarget(envOf({ MCP_PORT: "7001" }), SELF), {
+    transport: "tcp",
+    hostname: "127.0.0.1",
+    port: 7001,
+  });
+  assert.deepEqual(
+    resolveValidatorTarget(envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: "/tmp/x.sock" }), SELF),
+    { transport: "socket", path: "/tmp/x.sock" },
+  );
+  assert.deepEqual(
+    resolveValidatorTarget(
+      envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: `python -m "mcp server" --flag='a b'` }),
+      SELF,
+    ),
+    { transport: "stdio", command: ["python", "-m", "mcp server", "--flag=a b"], own: false },
+  );
+});
+
+Deno.test("resolveValidatorTarget() falls back to tcp with one warning for an unknown endpoint", () => {
+  const warnings: string[] = [];
+  const target = resolveValidatorTarget(
+    envOf({ MCP_ENDPOINT: "carrier-pigeon", MCP_PORT: "9" }),
+    SELF,
+    (line) => warnings.push(line),
+  );
+  assert.deepEqual(target, { transport: "tcp", hostname: "127.0.0.1", port: 9 });
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /carrier-pigeon.*using tcp/);
+});
+
+Deno.test("resolveValidatorTarget() is a clear error for tcp without a port or socket without a path", () => {
+  const isConfigError = (error: unknown) =>
+    error instanceof SynError && error.code === "validator_config";
+  assert.throws(() => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "tcp" }), SELF), isConfigError);
+  assert.throws(
+    () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "tcp", MCP_PORT: "http" }), SELF),
+    isConfigError,
+  );
+  assert.throws(
+    () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "socket" }), SELF),
+    isConfigError,
+  );
+  assert.throws(
+    () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: "'open" }), SELF),
+    isConfigError,
+  );
+});
+
+Deno.test("resolveValidatorTarget() warns once per variable that SYN_SCHEMAS_DIR is ignored remotely", () => {
+  const warnings: string[] = [];
+  resolveValidatorTarget(
+    envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: "/s", SYN_SCHEMAS_DIR: "/schemas" }),
+    SELF,
+    (line) => warnings.push(line),
+  );
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /SYN_SCHEMAS_DIR is deprecated and ignored for socket/);
+  const none: string[] = [];
+  resolveValidatorTarget(envOf({ SYN_SCHEMAS_DIR: "/schemas" }), SELF, (line) => none.push(line));
+  assert.deepEqual(none, [], "forwarded to a stdio child without complaint");
+});
+
+Deno.test("splitCommandLine() splits like a simple shell, without expansion", () => {
+  assert.deepEqual(splitCommandLine("  a  b\tc "), ["a", "b", "c"]);
+  assert.deepEqual(splitCommandLine(`a "b c" 'd "e"' f\\ g "h\\"i" ''`), [
+    "a",
+    "b c",
+    'd "e"',
+    "f g",
+    'h"i',
+    "",
+  ]);
+  assert.deepEqual(splitCommandLine("$HOME *"), ["$HOME", "*"]);
+});
+
+Deno.test("connectValidator() turns a refused connection into transport_error results", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const client = await connectValidator({
+    env: envOf({ MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(port) }),
+    selfCommand: SELF,
+  });
+  assert.equal(client.transport, "tcp");
+  const verdict = await client.validateAsset({ name: "x" });
+  assert.equal(verdict.ok, false);
+  assert.equal(verdict.reason, "transport_error");
+  assert.match(verdict.detail ?? "", /cannot connect to 127\.0\.0\.1:\d+/);
+  await client.close();
+});
+
+Deno.test("validatorClientFromConnection() maps replies, RPC errors and the size cap", async () => {
+  const [serverSide, clientSide] = createMemoryConnectionPair();
+  const service = new ValidatorService({ store: fakeSchemaStore() });
+  const served = serveConnection(serverSide, createValidatorHandler(service, { mcp: false }));
+  const client = validatorClientFromConnection(clientSide);
+  assert.equal(client.transport, "memory");
+  assert.deepEqual(await client.validateAsset({ name: "x" }), { ok: true, errors: [] });
+  assert.deepEqual(await client.validateAsset({ name: "" }, "synesthetic-asset"), {
+    ok: false,
+    reason: "validation_failed",
+    errors: [{ path: "/name", msg: "expected non-empty string" }],
+  });
+  assert.deepEqual(await client.call("nope"), {
+    ok: false,
+    reason: "rpc_error",
+    code: -32601,
+    detail: "Method not found: nope",
+  });
+  const tooLarge = await client.validateAsset({ name: "é".repeat(600_000) });
+  assert.equal(tooLarge.reason, "validation_failed");
+  assert.deepEqual(tooLarge.errors, [{ path: "", msg: "payload_too_large" }]);
+  await client.close();
+  assert.deepEqual(await client.call("list_schemas"), {
+    ok: false,
+    reason: "transport_error",
+    detail: "client closed",
+  });
+  await served;
+});

@@ -1,0 +1,80 @@
+import {
+  type JsonRpcRequest,
+  resultResponse,
+  RPC_ERROR,
+  RpcError,
+  type RpcHandler,
+} from "../rpc/mod.ts";
+import { PAYLOAD_TOO_LARGE_RESULT, type ValidatorService } from "./validator_service.ts";
+
+/** One connection's view of the MCP protocol bridge (see `mcp_bridge.ts`). */
+export interface McpSession {
+  /** Answers an MCP request (its result, or throws `RpcError`; `NO_REPLY` for notifications). */
+  handle(request: JsonRpcRequest): Promise<unknown>;
+  /** A response the client sent to a request of the server's. */
+  response?(message: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the MCP session of one connection; called on its first MCP method only.
+ * `send` writes an unsolicited frame to the connection.
+ */
+export type McpSessionFactory = (
+  service: ValidatorService,
+  send: (message: unknown) => Promise<void>,
+  log: (line: string) => void,
+) => Promise<McpSession>;
+
+/** The SDK bridge, imported on first use: it costs start-up time the direct dialect does not need. */
+const loadMcpSession: McpSessionFactory = async (service, send, log) => {
+  const { openMcpSession } = await import("./mcp_bridge.ts");
+  return openMcpSession(service, send, log);
+};
+
+/**
+ * Whether a method belongs to the Model Context Protocol rather than to the spec's
+ * direct dialect: `initialize`, `ping`, and every `namespace/name` method.
+ */
+export function isMcpMethod(method: string): boolean {
+  return method === "initialize" || method === "ping" || method.includes("/");
+}
+
+/**
+ * The per-connection handler of the validator service: the spec's tools by method name
+ * (`{"method":"validate_asset","params":{…}}`), and — on the same connection — MCP
+ * methods through the SDK bridge (`mcp: false` turns MCP off).
+ */
+export function createValidatorHandler(
+  service: ValidatorService,
+  options: { log?: (line: string) => void; mcp?: McpSessionFactory | false } = {},
+): RpcHandler {
+  const log = options.log ?? (() => {});
+  const factory = options.mcp === false ? undefined : options.mcp ?? loadMcpSession;
+  let session: Promise<McpSession> | undefined;
+  let send: (message: unknown) => Promise<void> = () => Promise.resolve();
+  return {
+    attach(writer) {
+      send = writer;
+    },
+    handle(request) {
+      if (service.has(request.method)) return service.call(request.method, request.params);
+      if (factory && isMcpMethod(request.method)) {
+        session ??= factory(service, send, log);
+        return session.then((open) => open.handle(request));
+      }
+      throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${request.method}`);
+    },
+    response(message) {
+      session?.then((open) => open.response?.(message));
+    },
+    oversize(id, bytes) {
+      log(`mcp:reject reason=payload_too_large bytes=${bytes}`);
+      return resultResponse(id, PAYLOAD_TOO_LARGE_RESULT);
+    },
+    async close() {
+      if (session) await (await session).close();
+    },
+    log,
+  };
+}

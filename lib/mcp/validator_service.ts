@@ -1,0 +1,337 @@
+import { errorMessage, redactText } from "../core/mod.ts";
+import { diff } from "../patch/mod.ts";
+import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
+import type { SchemaStore } from "../schema/mod.ts";
+import { TOOL_DEFINITIONS, type ToolDefinition } from "./tool_definitions.ts";
+
+/** A tool's answer: always an object with a boolean `ok` (MCP spec §4). */
+export type ToolResult = Record<string, unknown> & { ok: boolean };
+
+/** Where `populate_backend` posts assets; absent = backend disabled (MCP spec §2). */
+export interface BackendOptions {
+  /** `SYN_BACKEND_URL`. */
+  url: string;
+  /** `SYN_BACKEND_ASSETS_PATH`, default `/synesthetic-assets/`. */
+  assetsPath?: string;
+  /** Injected for tests; the global `fetch` otherwise. */
+  fetch?: typeof fetch;
+  /** Default 5,000 ms (MCP spec §2: 5 s, no retries). */
+  timeoutMs?: number;
+}
+
+/** Options of {@linkcode ValidatorService}. */
+export interface ValidatorServiceOptions {
+  store: SchemaStore;
+  backend?: BackendOptions;
+  /** Receives diagnostic lines (stderr in the CLI). */
+  log?: (line: string) => void;
+  /**
+   * Test hook: every tool call waits this long first (the CLI reads it from
+   * `SYN_MCP_TEST_DELAY_MS`, for the shutdown-during-a-slow-request test).
+   */
+  delayMs?: number;
+}
+
+/** The spec's payload-too-large result (MCP spec §3, §6). */
+export const PAYLOAD_TOO_LARGE_RESULT: ToolResult = Object.freeze({
+  ok: false,
+  reason: "validation_failed",
+  errors: [{ path: "", msg: "payload_too_large" }],
+}) as ToolResult;
+
+const DEFAULT_ASSETS_PATH = "/synesthetic-assets/";
+const MAX_BACKEND_REPLY_BYTES = 1024 * 1024;
+
+/**
+ * The validator service's tools (MCP spec §4–§6, §9) as plain async functions over a
+ * loaded `SchemaStore`: `list_schemas`, `get_schema`, `list_examples`, `get_example`,
+ * `validate_asset` (and its deprecated alias `validate`), `diff_assets`,
+ * `populate_backend`. Stateless apart from the store; reads nothing global.
+ */
+export class ValidatorService {
+  readonly #store: SchemaStore;
+  readonly #backend: BackendOptions | undefined;
+  readonly #log: (line: string) => void;
+  readonly #delayMs: number;
+  readonly #tools: Record<string, (params: Record<string, unknown>) => Promise<ToolResult>>;
+
+  constructor(options: ValidatorServiceOptions) {
+    this.#store = options.store;
+    this.#backend = options.backend;
+    this.#log = options.log ?? (() => {});
+    this.#delayMs = options.delayMs ?? 0;
+    this.#tools = {
+      list_schemas: () => Promise.resolve(this.listSchemas()),
+      get_schema: (params) => Promise.resolve(this.getSchema(params)),
+      list_examples: (params) => Promise.resolve(this.listExamples(params)),
+      get_example: (params) => Promise.resolve(this.getExample(params)),
+      validate_asset: (params) => Promise.resolve(this.validateAsset(params)),
+      validate: (params) => {
+        // Upstream logs the same marker for its deprecated alias.
+        this.#log("mcp:warn method=validate reason=deprecated_alias use=validate_asset");
+        return Promise.resolve(this.validateAsset(params));
+      },
+      diff_assets: (params) => Promise.resolve(this.diffAssets(params)),
+      populate_backend: (params) => this.populateBackend(params),
+    };
+  }
+
+  /** The schema store the tools read. */
+  get store(): SchemaStore {
+    return this.#store;
+  }
+
+  /** The tools as MCP describes them (the alias `validate` is not listed). */
+  get definitions(): readonly ToolDefinition[] {
+    return TOOL_DEFINITIONS;
+  }
+
+  /** True for a tool name, including the alias `validate`. */
+  has(name: string): boolean {
+    return Object.hasOwn(this.#tools, name);
+  }
+
+  /**
+   * Runs a tool. Throws `RpcError` -32601 for an unknown tool and -32602 for bad
+   * parameters; tool-level failures are results with `ok: false`.
+   */
+  async call(name: string, params: unknown): Promise<ToolResult> {
+    if (!this.has(name)) throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${name}`);
+    if (params === undefined || params === null) params = {};
+    if (typeof params !== "object" || Array.isArray(params)) {
+      throw new RpcError(
+        RPC_ERROR.invalidParams,
+        "Invalid params: expected an object of named parameters",
+      );
+    }
+    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    return await this.#tools[name](params as Record<string, unknown>);
+  }
+
+  /** `list_schemas()` (sorted by name, version, path). */
+  listSchemas(): ToolResult {
+    return { ok: true, schemas: this.#store.listSchemas() };
+  }
+
+  /** `get_schema(name)`. */
+  getSchema(params: Record<string, unknown>): ToolResult {
+    const name = requireString(params, "name");
+    const found = this.#store.getSchema(name);
+    if (!found) return { ok: false, reason: "not_found" };
+    return { ok: true, schema: found.schema, version: found.version };
+  }
+
+  /** `list_examples(component | "all")` (sorted by component, path). */
+  listExamples(params: Record<string, unknown>): ToolResult {
+    const component = optionalString(params, "component") ?? "all";
+    return {
+      ok: true,
+      examples: this.#store.listExamples(component === "all" ? undefined : component),
+    };
+  }
+
+  /** `get_example(path)`: `validated` is checked now, against the returned `schema`. */
+  getExample(params: Record<string, unknown>): ToolResult {
+    const path = requireString(params, "path");
+    const found = this.#store.getExample(path);
+    if (!found) return { ok: false, reason: "not_found" };
+    const validated = this.#store.hasSchema(found.schema) &&
+      this.#store.validate(found.example, found.schema).ok;
+    return { ok: true, example: found.example, schema: found.schema, validated };
+  }
+
+  /**
+   * `validate_asset(asset, schema)`. The schema is required (MCP spec §4): without it the
+   * answer is a validation failure that says so; an unknown schema is `not_found`.
+   */
+  validateAsset(params: Record<string, unknown>): ToolResult {
+    if (!Object.hasOwn(params, "asset")) {
+      throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: asset is required");
+    }
+    const schema = optionalString(params, "schema");
+    if (schema === undefined || schema === "") {
+      return {
+        ok: false,
+        reason: "validation_failed",
+        errors: [{ path: "", msg: "schema is required" }],
+      };
+    }
+    return this.#validate(params.asset, schema);
+  }
+
+  /** `diff_assets(base, new)`: RFC 6902 `add`/`remove`/`replace`, deterministic. */
+  diffAssets(params: Record<string, unknown>): ToolResult {
+    if (!Object.hasOwn(params, "base") || !Object.hasOwn(params, "new")) {
+      throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: base and new are required");
+    }
+    return { ok: true, patch: diff(params.base, params.new) };
+  }
+
+  /**
+   * `populate_backend(asset, validate_first = true)`: posts the asset to the backend.
+   * Disabled without `SYN_BACKEND_URL`; an invalid asset is never posted while
+   * `validate_first` holds (MCP spec §1: assets are validated before persistence).
+   */
+  async populateBackend(params: Record<string, unknown>): Promise<ToolResult> {
+    if (!Object.hasOwn(params, "asset")) {
+      throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: asset is required");
+    }
+    const validateFirst = optionalBoolean(params, "validate_first") ?? true;
+    const schemaParam = optionalString(params, "schema");
+    if (!this.#backend) return { ok: false, reason: "unsupported", detail: "backend disabled" };
+    const asset = params.asset;
+    if (validateFirst) {
+      const schema = schemaParam ?? this.#store.schemaFromMarker(asset) ?? "synesthetic-asset";
+      const verdict = this.#validate(asset, schema);
+      if (!verdict.ok) return verdict;
+    }
+    return await postAsset(this.#backend, asset, this.#log);
+  }
+
+  #validate(asset: unknown, schema: string): ToolResult {
+    if (!this.#store.hasSchema(schema)) {
+      // The spec's validate_asset knows one failure reason; the message names the cause.
+      return {
+        ok: false,
+        reason: "validation_failed",
+        errors: [{ path: "", msg: `unknown schema: ${schema}` }],
+      };
+    }
+    const result = this.#store.validate(asset, schema);
+    return result.ok
+      ? { ok: true, errors: [] }
+      : { ok: false, reason: "validation_failed", errors: result.errors };
+  }
+}
+
+/** Joins the base URL and the assets path the way an HTTP client with a base URL does. */
+export function backendAssetsUrl(url: string, assetsPath = DEFAULT_ASSETS_PATH): string {
+  const base = url.replace(/\/+$/, "");
+  const path = assetsPath.startsWith("/") ? assetsPath : `/${assetsPath}`;
+  return base + path;
+}
+
+async function postAsset(
+  backend: BackendOptions,
+  asset: unknown,
+  log: (line: string) => void,
+): Promise<ToolResult> {
+  const target = backendAssetsUrl(backend.url, backend.assetsPath);
+  const fetchImpl = backend.fetch ?? fetch;
+  const timeoutMs = backend.timeoutMs ?? 5_000;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let status: number;
+  let body: string;
+  try {
+    const response = await fetchImpl(target, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(asset),
+      signal: controller.signal,
+    });
+    status = response.status;
+    body = await readCapped(response, MAX_BACKEND_REPLY_BYTES);
+  } catch (error) {
+    if (controller.signal.aborted) {
+      log(`mcp:backend_error detail=timeout url=${redactText(target)}`);
+      return { ok: false, reason: "backend_error", status: 504, detail: "timeout" };
+    }
+    log(`mcp:backend_error detail=${JSON.stringify(redactText(errorMessage(error)))}`);
+    // MCP spec §6: the network error shape.
+    return { ok: false, reason: "backend_error", status: 503, detail: "network_unreachable" };
+  } finally {
+    clearTimeout(timer);
+  }
+  let reply: unknown;
+  try {
+    reply = body === "" ? undefined : JSON.parse(body);
+  } catch {
+    reply = undefined;
+  }
+  if (status < 200 || status > 299) {
+    return { ok: false, reason: "backend_error", status, detail: errorDetail(reply, body, status) };
+  }
+  const assetId = idFrom(reply);
+  if (assetId === undefined) {
+    return {
+      ok: false,
+      reason: "backend_error",
+      status,
+      detail: "backend reply has no id, asset_id or uuid",
+    };
+  }
+  return { ok: true, asset_id: assetId, backend_url: target };
+}
+
+function idFrom(reply: unknown): string | undefined {
+  if (reply === null || typeof reply !== "object" || Array.isArray(reply)) return undefined;
+  const record = reply as Record<string, unknown>;
+  for (const key of ["id", "asset_id", "uuid"]) {
+    const value = record[key];
+    if (typeof value === "string" && value !== "") return value;
+    if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  }
+  return undefined;
+}
+
+function errorDetail(reply: unknown, body: string, status: number): string {
+  if (reply !== null && typeof reply === "object" && !Array.isArray(reply)) {
+    const detail = (reply as Record<string, unknown>).detail ??
+      (reply as Record<string, unknown>).error ?? (reply as Record<string, unknown>).message;
+    if (typeof detail === "string" && detail !== "") return detail.slice(0, 500);
+    if (detail !== undefined) return JSON.stringify(detail).slice(0, 500);
+  }
+  const text = body.trim();
+  return text === "" ? `HTTP ${status}` : text.slice(0, 500);
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > maxBytes) {
+      await reader.cancel();
+      return "";
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function requireString(params: Record<string, unknown>, name: string): string {
+  const value = params[name];
+  if (typeof value !== "string") {
+    throw new RpcError(RPC_ERROR.invalidParams, `Invalid params: ${name} must be a string`);
+  }
+  return value;
+}
+
+function optionalString(params: Record<string, unknown>, name: string): string | undefined {
+  const value = params[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") {
+    throw new RpcError(RPC_ERROR.invalidParams, `Invalid params: ${name} must be a string`);
+  }
+  return value;
+}
+
+function optionalBoolean(params: Record<string, unknown>, name: string): boolean | undefined {
+  const value = params[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") {
+    throw new RpcError(RPC_ERROR.invalidParams, `Invalid params: ${name} must be a boolean`);
+  }
+  return value;
+}

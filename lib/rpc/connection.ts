@@ -1,0 +1,219 @@
+import { dispatchLine, type RpcHandler } from "./dispatch_line.ts";
+import { MAX_LINE_BYTES, readNdjsonLines } from "./ndjson.ts";
+
+/** One bidirectional byte channel carrying NDJSON frames (a socket, stdio, a memory pipe). */
+export interface RpcConnection {
+  readonly readable: ReadableStream<Uint8Array>;
+  /** Writes text (UTF-8) or raw bytes in full; rejects once the peer is gone. */
+  write(data: string | Uint8Array): Promise<void>;
+  /** Closes the channel; idempotent. */
+  close(): void;
+}
+
+const encoder = new TextEncoder();
+
+/** An `RpcConnection` over a `Deno.Conn` (TCP or Unix socket). */
+export function connectionFromConn(conn: Deno.Conn): RpcConnection {
+  let closed = false;
+  return {
+    readable: conn.readable,
+    async write(data) {
+      const bytes = typeof data === "string" ? encoder.encode(data) : data;
+      let written = 0;
+      while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        conn.close();
+      } catch {
+        // already closed by the peer or by a cancelled stream
+      }
+    },
+  };
+}
+
+/**
+ * Serves one connection: reads NDJSON lines, answers each request before reading the
+ * next (MCP spec §3: sequential, responses in request order), and returns when the
+ * peer closes, the connection fails, or `signal` aborts — an abort lets the request
+ * in progress finish and its response be written first.
+ */
+export async function serveConnection(
+  connection: RpcConnection,
+  handler: RpcHandler,
+  options: { signal?: AbortSignal; maxLineBytes?: number } = {},
+): Promise<void> {
+  // Reading stops at once when idle; while a request is in flight, only after its reply
+  // is written (cancelling a socket's stream would close it under the pending reply).
+  const stopReading = new AbortController();
+  let busy = false;
+  // Replies and unsolicited frames share the connection: writes are queued, never interleaved.
+  let writing: Promise<void> = Promise.resolve();
+  const write = (text: string): Promise<void> => {
+    const next = writing.then(() => connection.write(text));
+    writing = next.catch(() => {});
+    return next;
+  };
+  handler.attach?.((message) => write(JSON.stringify(message) + "\n"));
+  const onAbort = () => {
+    if (!busy) stopReading.abort();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    if (options.signal?.aborted) return;
+    const lines = readNdjsonLines(connection.readable, {
+      maxLineBytes: options.maxLineBytes ?? MAX_LINE_BYTES,
+      signal: stopReading.signal,
+    });
+    for await (const line of lines) {
+      busy = true;
+      const reply = await dispatchLine(line, handler);
+      if (reply !== undefined) await write(reply);
+      busy = false;
+      if (options.signal?.aborted) break;
+    }
+  } catch (error) {
+    if (!options.signal?.aborted) {
+      handler.log?.(`rpc:connection_error detail=${JSON.stringify(String(error))}`);
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    await handler.close?.();
+    await writing;
+  }
+}
+
+/**
+ * Accepts connections on a listener and serves each with its own handler, all at once
+ * (each connection keeps its own request order). `shutdown()` stops accepting, lets
+ * every in-flight request finish and its response be written, then closes everything.
+ */
+export class ListenerServer {
+  readonly #listener: Deno.Listener;
+  readonly #createHandler: () => RpcHandler;
+  readonly #abort = new AbortController();
+  readonly #sessions = new Set<Promise<void>>();
+  readonly #connections = new Set<RpcConnection>();
+  readonly #accepting: Promise<void>;
+  #maxLineBytes: number;
+
+  constructor(
+    listener: Deno.Listener,
+    createHandler: () => RpcHandler,
+    options: { maxLineBytes?: number } = {},
+  ) {
+    this.#listener = listener;
+    this.#createHandler = createHandler;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#accepting = this.#accept();
+  }
+
+  /** The bound address (the real port when listening on port 0). */
+  get addr(): Deno.Addr {
+    return this.#listener.addr;
+  }
+
+  async #accept(): Promise<void> {
+    while (!this.#abort.signal.aborted) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.#listener.accept();
+      } catch {
+        return; // listener closed
+      }
+      if (this.#abort.signal.aborted) {
+        conn.close();
+        return;
+      }
+      if (conn.remoteAddr.transport === "tcp") {
+        // Small request/response frames: Nagle's algorithm would add 40 ms per round trip.
+        (conn as Deno.TcpConn).setNoDelay(true);
+      }
+      const connection = connectionFromConn(conn);
+      this.#connections.add(connection);
+      const session = serveConnection(connection, this.#createHandler(), {
+        signal: this.#abort.signal,
+        maxLineBytes: this.#maxLineBytes,
+      }).finally(() => {
+        connection.close();
+        this.#connections.delete(connection);
+        this.#sessions.delete(session);
+      });
+      this.#sessions.add(session);
+    }
+  }
+
+  /** Resolves when every connection has ended (after `shutdown()`). */
+  async shutdown(): Promise<void> {
+    if (!this.#abort.signal.aborted) {
+      this.#abort.abort();
+      try {
+        this.#listener.close();
+      } catch {
+        // already closed
+      }
+    }
+    await this.#accepting;
+    await Promise.all([...this.#sessions]);
+  }
+}
+
+/**
+ * Two linked in-memory connections: what one writes, the other reads. The standard
+ * fake for in-process client/server tests.
+ */
+export function createMemoryConnectionPair(): [RpcConnection, RpcConnection] {
+  const left = memoryPipe();
+  const right = memoryPipe();
+  const end = (readSide: MemoryPipe, writeSide: MemoryPipe): RpcConnection => {
+    let closed = false;
+    return {
+      readable: readSide.readable,
+      write(data) {
+        if (closed || writeSide.closed) return Promise.reject(new Error("Connection closed"));
+        writeSide.push(typeof data === "string" ? encoder.encode(data) : data.slice());
+        return Promise.resolve();
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        writeSide.end();
+        readSide.end();
+      },
+    };
+  };
+  return [end(left, right), end(right, left)];
+}
+
+interface MemoryPipe {
+  readable: ReadableStream<Uint8Array>;
+  closed: boolean;
+  push(bytes: Uint8Array): void;
+  end(): void;
+}
+
+function memoryPipe(): MemoryPipe {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const pipe: MemoryPipe = {
+    readable: new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        pipe.closed = true;
+      },
+    }),
+    closed: false,
+    push(bytes) {
+      if (!pipe.closed) controller.enqueue(bytes);
+    },
+    end() {
+      if (pipe.closed) return;
+      pipe.closed = true;
+      controller.close();
+    },
+  };
+  return pipe;
+}

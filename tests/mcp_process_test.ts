@@ -1,0 +1,218 @@
+/** The process model of `syn mcp-serve` (MCP spec §3, §10), run as real subprocesses. */
+import assert from "node:assert/strict";
+import { LineChannel, spawnStdioServer } from "./mcp_channels.ts";
+import { connectionFromConn } from "../lib/rpc/mod.ts";
+import { runSyn } from "./fakes/cli_io.ts";
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function tempPath(name: string): Promise<{ dir: string; path: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "syn_mcp_proc_" });
+  return { dir, path: `${dir}/${name}` };
+}
+
+Deno.test("mcp-serve --stdio writes the ready file and line, and removes the file at EOF", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  const server = spawnStdioServer({ env: { MCP_READY_FILE: readyFile } });
+  const channel = new LineChannel(server.connection);
+  try {
+    await waitFor(() => server.stderr().includes("mcp:ready mode=stdio"), "the ready line");
+    const content = await Deno.readTextFile(readyFile);
+    assert.match(content, /^\d+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n$/);
+    assert.equal(Number(content.split(" ")[0]), server.child.pid);
+    const reply = await channel.request({ jsonrpc: "2.0", id: 1, method: "list_schemas" });
+    assert.equal((reply.result as { ok: boolean }).ok, true);
+  } finally {
+    channel.close();
+    const status = await server.stop();
+    assert.equal(status.code, 0);
+    assert.equal(exists(readyFile), false);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGTERM during a slow request: the response arrives, the ready file goes, exit 0", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  // SYN_MCP_TEST_DELAY_MS is a test hook: every tool call waits this long first.
+  const server = spawnStdioServer({
+    env: { MCP_READY_FILE: readyFile, SYN_MCP_TEST_DELAY_MS: "700" },
+  });
+  const channel = new LineChannel(server.connection);
+  try {
+    await waitFor(() => exists(readyFile), "the ready file");
+    await channel.send('{"jsonrpc":"2.0","id":"slow","method":"list_schemas"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the request is in flight
+    server.child.kill("SIGTERM");
+    const reply = JSON.parse(await channel.readLine());
+    assert.equal(reply.id, "slow");
+    assert.equal(reply.result.ok, true);
+    const status = await server.child.status;
+    assert.equal(status.code, 0);
+    assert.equal(exists(readyFile), false);
+    assert.match(server.stderr(), /mcp:shutdown mode=stdio/);
+  } finally {
+    channel.close();
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGINT on an idle TCP server exits 0 at once", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  const server = spawnStdioServer({
+    args: ["--tcp", "127.0.0.1:0"],
+    env: { MCP_READY_FILE: readyFile },
+  });
+  try {
+    await waitFor(() => /address=127\.0\.0\.1:\d+/.test(server.stderr()), "the ready line");
+    server.child.kill("SIGINT");
+    assert.equal((await server.child.status).code, 0);
+    assert.equal(exists(readyFile), false);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-serve --tcp answers, and SIGTERM lets the in-flight request finish", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  const server = spawnStdioServer({
+    args: ["--tcp", "127.0.0.1:0"],
+    env: { MCP_READY_FILE: readyFile, SYN_MCP_TEST_DELAY_MS: "500" },
+  });
+  let channel: LineChannel | undefined;
+  try {
+    await waitFor(
+      () => /mcp:ready mode=tcp address=127\.0\.0\.1:\d+/.test(server.stderr()),
+      "ready",
+    );
+    const port = Number(/address=127\.0\.0\.1:(\d+)/.exec(server.stderr())![1]);
+    channel = new LineChannel(
+      connectionFromConn(await Deno.connect({ hostname: "127.0.0.1", port })),
+    );
+    await channel.send('{"jsonrpc":"2.0","id":7,"method":"get_schema","params":{"name":"tone"}}\n');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    server.child.kill("SIGTERM");
+    const reply = JSON.parse(await channel.readLine());
+    assert.equal(reply.id, 7);
+    assert.equal(reply.result.ok, true);
+    assert.equal(await channel.ended(), true, "the server closes the connection after");
+    assert.equal((await server.child.status).code, 0);
+    assert.equal(exists(readyFile), false);
+  } finally {
+    channel?.close();
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-serve --socket replaces a stale socket file and removes it on exit", async () => {
+  const { dir, path: socketPath } = await tempPath("mcp.sock");
+  // A stale socket: its server was killed and never unlinked it.
+  const owner = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `Deno.listen({ transport: "unix", path: ${JSON.stringify(socketPath)} });` +
+      `console.log("up"); setInterval(() => {}, 1000);`,
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = owner.stdout.getReader();
+  await reader.read();
+  reader.releaseLock();
+  owner.kill("SIGKILL");
+  await owner.status;
+  await owner.stdout.cancel();
+  assert.equal(exists(socketPath), true);
+  const server = spawnStdioServer({
+    args: [],
+    env: { MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socketPath, MCP_READY_FILE: `${dir}/ready` },
+  });
+  let channel: LineChannel | undefined;
+  try {
+    await waitFor(() => server.stderr().includes("mcp:ready mode=socket"), "ready");
+    channel = new LineChannel(
+      connectionFromConn(await Deno.connect({ transport: "unix", path: socketPath })),
+    );
+    const reply = await channel.request({ jsonrpc: "2.0", id: 1, method: "list_examples" });
+    assert.equal((reply.result as { ok: boolean }).ok, true);
+    channel.close();
+    channel = undefined;
+    // A second server must not steal a live socket.
+    const second = await runSyn(["mcp-serve", "--socket", socketPath], {
+      env: { MCP_READY_FILE: `${dir}/ready2` },
+    });
+    assert.equal(second.code, 2);
+    assert.match(second.stderr, /already listening/);
+    server.child.kill("SIGTERM");
+    assert.equal((await server.child.status).code, 0);
+    assert.equal(exists(socketPath), false);
+  } finally {
+    channel?.close();
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-serve refuses to replace a file that is not a socket", async () => {
+  const { dir, path } = await tempPath("not-a-socket");
+  await Deno.writeTextFile(path, "keep me");
+  try {
+    const result = await runSyn(["mcp-serve", "--socket", path], {
+      env: { MCP_READY_FILE: `${dir}/ready` },
+    });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /not a socket/);
+    assert.equal(await Deno.readTextFile(path), "keep me");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-serve keeps stdout for frames only", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  try {
+    const result = await runSyn(["mcp-serve"], {
+      env: { MCP_READY_FILE: readyFile },
+      stdin: '{"jsonrpc":"2.0","id":1,"method":"validate","params":{"asset":{"name":"x"},' +
+        '"schema":"synesthetic-asset"}}\nnot json\n',
+    });
+    assert.equal(result.code, 0);
+    const lines = result.stdout.trimEnd().split("\n");
+    assert.equal(lines.length, 2);
+    for (const line of lines) assert.equal(JSON.parse(line).jsonrpc, "2.0");
+    assert.match(result.stderr, /reason=deprecated_alias/);
+    assert.match(result.stderr, /mcp:ready mode=stdio/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-serve rejects conflicting flags and bad addresses with exit 2", async () => {
+  for (
+    const args of [["--stdio", "--tcp", "127.0.0.1:1"], ["--tcp", "nohost"], ["--tcp", "h:99999"]]
+  ) {
+    const result = await runSyn(["mcp-serve", ...args]);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.equal(result.stdout, "");
+  }
+  const noPort = await runSyn(["mcp-serve"], { env: { MCP_ENDPOINT: "tcp" } });
+  assert.equal(noPort.code, 2);
+  assert.match(noPort.stderr, /MCP_PORT/);
+});

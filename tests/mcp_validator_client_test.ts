@@ -1,0 +1,163 @@
+/** `connectValidator` against real processes and sockets, as `generate` will use it. */
+import assert from "node:assert/strict";
+import { connectValidator, createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
+import { SELF_COMMAND } from "./fakes/cli_io.ts";
+import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
+import { newService } from "./mcp_channels.ts";
+
+const envOf = (values: Record<string, string>) => (name: string) => values[name];
+
+async function withReadyDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "syn_mcp_client_" });
+  try {
+    return await run(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("connectValidator() with nothing configured runs our own mcp-serve --stdio child", async () => {
+  await withReadyDir(async (dir) => {
+    const warnings: string[] = [];
+    const client = await connectValidator({
+      env: envOf({ MCP_READY_FILE: `${dir}/ready` }),
+      selfCommand: SELF_COMMAND,
+      warn: (line) => warnings.push(line),
+    });
+    assert.equal(client.transport, "stdio");
+    assert.deepEqual(await client.validateAsset({ name: "x" }, "synesthetic-asset"), {
+      ok: true,
+      errors: [],
+    });
+    const list = await client.call("list_schemas");
+    assert.equal(list.ok, true);
+    await client.close();
+    assert.ok(warnings.some((line) => line.startsWith("validator: mcp:ready mode=stdio")));
+  });
+});
+
+Deno.test({
+  name: "connectValidator() forwards SYN_SCHEMAS_DIR to a stdio child",
+  ignore: sharedMissing(CONFORMANCE_SCHEMAS),
+  async fn() {
+    await withReadyDir(async (dir) => {
+      const client = await connectValidator({
+        env: envOf({
+          SYN_SCHEMAS_DIR: sharedPath(CONFORMANCE_SCHEMAS),
+          MCP_READY_FILE: `${dir}/r`,
+        }),
+        selfCommand: SELF_COMMAND,
+      });
+      const list = await client.call("list_schemas");
+      const paths = (list.schemas as { path: string }[]).map((entry) => entry.path);
+      assert.ok(paths.length > 0);
+      assert.ok(!paths.some((path) => path.startsWith("schemas/")), paths.join(", "));
+      await client.close();
+    });
+  },
+});
+
+Deno.test("connectValidator() uses MCP_ADAPTER_CMD and reports a child that dies", async () => {
+  await withReadyDir(async (dir) => {
+    const script = `${dir}/adapter.ts`;
+    // Answers one request, then exits: the second call must not hang.
+    await Deno.writeTextFile(
+      script,
+      `const reader = Deno.stdin.readable.getReader();
+       await reader.read();
+       await Deno.stdout.write(new TextEncoder().encode(
+         JSON.stringify({ jsonrpc: "2.0", id: 1, result: { ok: true, errors: [] } }) + "\\n"));
+       Deno.exit(3);`,
+    );
+    const client = await connectValidator({
+      env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: `"${Deno.execPath()}" run ${script}` }),
+      selfCommand: SELF_COMMAND,
+      timeoutMs: 5_000,
+    });
+    assert.deepEqual(await client.validateAsset({ name: "x" }), { ok: true, errors: [] });
+    const after = await client.validateAsset({ name: "x" });
+    assert.equal(after.ok, false);
+    assert.equal(after.reason, "transport_error");
+    await client.close();
+  });
+});
+
+Deno.test("connectValidator() reports a missing adapter binary as transport_error", async () => {
+  const client = await connectValidator({
+    env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: "/nonexistent/adapter --x" }),
+    selfCommand: SELF_COMMAND,
+  });
+  const verdict = await client.validateAsset({});
+  assert.equal(verdict.reason, "transport_error");
+  assert.match(verdict.detail ?? "", /cannot start \/nonexistent\/adapter/);
+  await client.close();
+});
+
+Deno.test("connectValidator() over tcp and socket, with the deprecation warning", async () => {
+  const service = await newService();
+  const dir = await Deno.makeTempDir({ prefix: "syn_mcp_client_" });
+  const tcp = await startValidatorServer(
+    { mode: "tcp", hostname: "127.0.0.1", port: 0 },
+    () => createValidatorHandler(service),
+  );
+  const socket = await startValidatorServer(
+    { mode: "socket", path: `${dir}/v.sock` },
+    () => createValidatorHandler(service),
+  );
+  try {
+    const warnings: string[] = [];
+    const overTcp = await connectValidator({
+      env: envOf({
+        MCP_ENDPOINT: "tcp",
+        MCP_HOST: "127.0.0.1",
+        MCP_PORT: tcp.address.split(":")[1],
+        SYN_SCHEMAS_DIR: "/ignored",
+      }),
+      selfCommand: SELF_COMMAND,
+      warn: (line) => warnings.push(line),
+    });
+    assert.equal(overTcp.transport, "tcp");
+    assert.deepEqual(await overTcp.validateAsset({ name: "x" }, "synesthetic-asset"), {
+      ok: true,
+      errors: [],
+    });
+    assert.equal(warnings.filter((line) => line.includes("SYN_SCHEMAS_DIR")).length, 1);
+    const overSocket = await connectValidator({
+      env: envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socket.address }),
+      selfCommand: SELF_COMMAND,
+    });
+    assert.equal(overSocket.transport, "socket");
+    const invalid = await overSocket.validateAsset({ name: 3 }, "synesthetic-asset");
+    assert.equal(invalid.ok, false);
+    assert.deepEqual(invalid.errors?.map((error) => error.path), ["/name"]);
+    await overTcp.close();
+    await overSocket.close();
+  } finally {
+    await tcp.shutdown();
+    await socket.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("connectValidator() calls resolve with transport_error when the server goes away", async () => {
+  const service = await newService({ delayMs: 300 });
+  const server = await startValidatorServer(
+    { mode: "tcp", hostname: "127.0.0.1", port: 0 },
+    () => createValidatorHandler(service),
+  );
+  const client = await connectValidator({
+    env: envOf({ MCP_PORT: server.address.split(":")[1] }),
+    selfCommand: SELF_COMMAND,
+  });
+  const first = client.call("list_schemas");
+  const second = client.call("list_schemas"); // queued behind the first
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await server.shutdown(); // finishes the in-flight call, then closes the connection
+  assert.equal((await first).ok, true);
+  assert.deepEqual(await second, {
+    ok: false,
+    reason: "transport_error",
+    detail: "validator closed the connection",
+  });
+  await client.close();
+});
