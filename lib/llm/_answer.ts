@@ -1,0 +1,41 @@
+/** The check every JSON answer passes, whatever produced it (HTTP, stream or mock). */
+import { ProviderError } from "./provider_error.ts";
+import type { GenerateRequest } from "./types.ts";
+import { validateJson } from "./validate_json.ts";
+
+/** A JSON text, tolerating one surrounding Markdown code fence some servers add. */
+export function parseAnswerJson(text: string): unknown {
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/i.exec(text);
+  const body = fenced ? fenced[1] : text;
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ProviderError("bad_response", `Answer is not valid JSON: ${message}`);
+  }
+}
+
+/**
+ * The parsed, schema-checked JSON answer of a request that asked for one (`undefined`
+ * otherwise). An answer that is not JSON or fails the schema is a `bad_response`.
+ */
+export function checkJsonAnswer(
+  request: GenerateRequest,
+  text: string,
+  json?: { value: unknown },
+): unknown {
+  if (!request.jsonSchema) return undefined;
+  const value = json ? json.value : parseAnswerJson(text);
+  const issues = request.validateJson
+    ? request.validateJson(value)
+    : validateJson(value, request.jsonSchema);
+  if (issues.length > 0) {
+    const shown = issues.slice(0, 5).join("; ");
+    const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
+    throw new ProviderError(
+      "bad_response",
+      `Answer does not match the requested schema: ${shown}${more}`,
+    );
+  }
+  return value;
+}

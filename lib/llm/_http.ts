@@ -1,0 +1,164 @@
+/**
+ * One HTTP attempt under the Labs spec's limits: a connect timer (until response
+ * headers), a read timer (longest gap between body chunks), a total timer, and a byte
+ * cap checked against Content-Length first and then counted while reading.
+ */
+import { errorMessage } from "../core/mod.ts";
+import { ProviderError } from "./provider_error.ts";
+import type { Timeouts } from "./types.ts";
+
+type TimeoutKind = "connect" | "read" | "total";
+
+/** Thrown when the caller's own signal aborted the attempt; never retried. */
+export class CallerAbort {
+  constructor(readonly reason: unknown) {}
+}
+
+export class HttpAttempt {
+  readonly #controller = new AbortController();
+  readonly #timeouts: Timeouts;
+  readonly #callerSignal?: AbortSignal;
+  readonly #redact: (text: string) => string;
+  #timedOut?: TimeoutKind;
+  #connectTimer?: ReturnType<typeof setTimeout>;
+  #readTimer?: ReturnType<typeof setTimeout>;
+  #totalTimer?: ReturnType<typeof setTimeout>;
+  #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+
+  constructor(
+    timeouts: Timeouts,
+    callerSignal: AbortSignal | undefined,
+    redact: (text: string) => string,
+  ) {
+    this.#timeouts = timeouts;
+    this.#callerSignal = callerSignal;
+    this.#redact = redact;
+    callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
+  }
+
+  #expire(kind: TimeoutKind) {
+    if (this.#timedOut) return;
+    this.#timedOut = kind;
+    this.#controller.abort(new DOMException(`${kind} timeout`, "TimeoutError"));
+  }
+
+  /** Maps whatever fetch or a body read threw to a `ProviderError` (or a `CallerAbort`). */
+  failure(error: unknown): ProviderError | CallerAbort {
+    if (error instanceof ProviderError) return error;
+    if (this.#timedOut) {
+      const limits = {
+        connect: `No response headers within ${this.#timeouts.connectMs} ms`,
+        read: `No response data for ${this.#timeouts.readMs} ms`,
+        total: `Request took longer than ${this.#timeouts.totalMs} ms`,
+      };
+      return new ProviderError("timeout", limits[this.#timedOut], { cause: error });
+    }
+    if (this.#callerSignal?.aborted) return new CallerAbort(this.#callerSignal.reason);
+    const cause = error instanceof Error && error.cause ? `: ${errorMessage(error.cause)}` : "";
+    return new ProviderError(
+      "network_error",
+      this.#redact(`Connection failed: ${errorMessage(error)}${cause}`),
+      { cause: error },
+    );
+  }
+
+  /** Sends the request; resolves when the response headers have arrived. */
+  async send(fetcher: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+    if (this.#callerSignal?.aborted) throw new CallerAbort(this.#callerSignal.reason);
+    this.#totalTimer = setTimeout(() => this.#expire("total"), this.#timeouts.totalMs);
+    this.#connectTimer = setTimeout(() => this.#expire("connect"), this.#timeouts.connectMs);
+    try {
+      return await fetcher(url, { ...init, signal: this.#controller.signal });
+    } catch (error) {
+      throw this.failure(error);
+    } finally {
+      clearTimeout(this.#connectTimer);
+    }
+  }
+
+  /**
+   * The body's chunks, at most `limit` bytes in all: a declared Content-Length over the
+   * limit fails before reading, and counting stops the read as soon as it is passed.
+   * With `truncate`, reading just stops at the limit (for error bodies) instead of failing.
+   */
+  async *chunks(
+    response: Response,
+    limit: number,
+    options: { truncate?: boolean } = {},
+  ): AsyncGenerator<Uint8Array> {
+    const declared = Number(response.headers.get("content-length"));
+    if (!options.truncate && Number.isFinite(declared) && declared > limit) {
+      await response.body?.cancel().catch(() => {});
+      throw new ProviderError(
+        "bad_response",
+        `Response body is over the ${formatBytes(limit)} cap: Content-Length ${declared}`,
+        { status: response.status },
+      );
+    }
+    if (!response.body) return;
+    const reader = response.body.getReader();
+    this.#reader = reader;
+    let total = 0;
+    try {
+      while (true) {
+        this.#readTimer = setTimeout(() => this.#expire("read"), this.#timeouts.readMs);
+        let step: ReadableStreamReadResult<Uint8Array>;
+        try {
+          step = await reader.read();
+        } catch (error) {
+          throw this.failure(error);
+        } finally {
+          clearTimeout(this.#readTimer);
+        }
+        if (step.done) return;
+        total += step.value.byteLength;
+        if (total > limit) {
+          if (options.truncate) {
+            yield step.value.subarray(0, step.value.byteLength - (total - limit));
+            return;
+          }
+          throw new ProviderError(
+            "bad_response",
+            `Response body is over the ${formatBytes(limit)} cap: more than ${limit} bytes`,
+            { status: response.status },
+          );
+        }
+        yield step.value;
+      }
+    } finally {
+      this.#reader = undefined;
+      await reader.cancel().catch(() => {});
+    }
+  }
+
+  /** The whole body as text, under the cap. */
+  async text(
+    response: Response,
+    limit: number,
+    options: { truncate?: boolean } = {},
+  ): Promise<string> {
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of this.chunks(response, limit, options)) {
+      text += decoder.decode(chunk, { stream: true });
+    }
+    return text + decoder.decode();
+  }
+
+  /** Clears every timer and releases the caller's signal; cancels an unread body. */
+  dispose(): void {
+    clearTimeout(this.#connectTimer);
+    clearTimeout(this.#readTimer);
+    clearTimeout(this.#totalTimer);
+    this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
+    this.#reader?.cancel().catch(() => {});
+    if (!this.#controller.signal.aborted) this.#controller.abort();
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,358 @@
+import {
+  backoffDelay,
+  type Clock,
+  LABS_BACKOFF,
+  redactText,
+  responseHash,
+  systemClock,
+} from "../core/mod.ts";
+import { checkJsonAnswer } from "./_answer.ts";
+import { anthropicWire } from "./_anthropic_wire.ts";
+import { failureFromResponse } from "./_classify_response.ts";
+import { geminiWire } from "./_gemini_wire.ts";
+import { CallerAbort, formatBytes, HttpAttempt } from "./_http.ts";
+import { openAiWire } from "./_openai_wire.ts";
+import type { Wire } from "./_wire.ts";
+import { defaultMockAnswer, mockLanguageModel } from "./mock_language_model.ts";
+import { type AttemptError, ProviderError } from "./provider_error.ts";
+import { definedOnly } from "./resolve_model_config.ts";
+import { SseParser } from "./sse.ts";
+import type {
+  GenerateRequest,
+  GenerateResult,
+  LanguageModel,
+  MockScript,
+  ModelConfig,
+  ProviderName,
+  StreamEvent,
+  Timeouts,
+  Usage,
+} from "./types.ts";
+
+/** Labs spec: request bodies over 256 KiB are refused before sending. */
+export const REQUEST_BODY_LIMIT = 256 * 1024;
+/** Labs spec: raw responses over 1 MiB are refused while reading, before parsing. */
+export const RESPONSE_BODY_LIMIT = 1024 * 1024;
+/** Error bodies are only read this far: enough for the message and retry hints. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** The outside world a model touches, injectable for tests. */
+export interface LanguageModelDeps {
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Sleeps between retries and dates `retry-after`; defaults to the system clock. */
+  clock?: Clock;
+  /** Jitter source for backoff; defaults to `Math.random`. */
+  random?: () => number;
+  /** Receives one debug line per attempt, already redacted. */
+  log?: (line: string) => void;
+  /** The answers in mock mode (see `mockLanguageModel`); default: built from the schema. */
+  mock?: MockScript;
+}
+
+const WIRES: Readonly<Record<Exclude<ProviderName, "mock">, Wire>> = {
+  openai: openAiWire,
+  "openai-compatible": openAiWire,
+  gemini: geminiWire,
+  anthropic: anthropicWire,
+};
+
+const encoder = new TextEncoder();
+
+/**
+ * The model a config describes. In mock mode (the default) it is a `mockLanguageModel`
+ * that keeps the provider's name and answers from `deps.mock`; in live mode it speaks
+ * the provider's wire format over `deps.fetch` with the Labs caps, timeouts and retries.
+ */
+export function createLanguageModel(
+  config: ModelConfig,
+  deps: LanguageModelDeps = {},
+): LanguageModel {
+  if (config.mode === "mock" || config.provider === "mock") {
+    return mockLanguageModel(deps.mock ?? defaultMockAnswer, {
+      provider: config.provider,
+      model: config.model,
+      endpoint: config.endpoint,
+      apiVersion: config.apiVersion,
+    });
+  }
+  return new HttpLanguageModel(config, deps);
+}
+
+interface Prepared {
+  url: string;
+  init: RequestInit;
+  timeouts: Timeouts;
+}
+
+class HttpLanguageModel implements LanguageModel {
+  readonly provider: ProviderName;
+  readonly model: string;
+  readonly endpoint: string;
+  readonly mode = "live" as const;
+  readonly #config: ModelConfig;
+  readonly #wire: Wire;
+  readonly #fetch: typeof fetch;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #log?: (line: string) => void;
+  readonly #secrets: string[];
+
+  constructor(config: ModelConfig, deps: LanguageModelDeps) {
+    this.#config = config;
+    this.provider = config.provider;
+    this.model = config.model;
+    this.endpoint = config.endpoint;
+    this.#wire = WIRES[config.provider as Exclude<ProviderName, "mock">];
+    this.#fetch = deps.fetch ?? fetch;
+    this.#clock = deps.clock ?? systemClock;
+    this.#random = deps.random ?? Math.random;
+    this.#log = deps.log;
+    this.#secrets = [...config.secrets];
+    if (config.apiKey) this.#secrets.push(config.apiKey);
+  }
+
+  #redact = (text: string): string => redactText(text, this.#secrets);
+
+  #debug(line: string): void {
+    this.#log?.(this.#redact(line));
+  }
+
+  #terminal(error: ProviderError, attempts: number, attemptErrors: AttemptError[]): ProviderError {
+    return new ProviderError(error.reason, this.#redact(error.detail), {
+      status: error.status,
+      isRetryable: error.isRetryable,
+      retryAfterMs: error.retryAfterMs,
+      attempts,
+      attemptErrors: attemptErrors.map((entry) => ({ ...entry })),
+      provider: this.provider,
+      model: this.model,
+      endpoint: this.#redact(this.endpoint),
+    });
+  }
+
+  #prepare(request: GenerateRequest, stream: boolean): Prepared {
+    let wireRequest;
+    try {
+      wireRequest = this.#wire.buildRequest(this.#config, request, stream);
+    } catch (error) {
+      if (error instanceof ProviderError) throw this.#terminal(error, 0, []);
+      throw error;
+    }
+    const body = JSON.stringify(wireRequest.body);
+    const size = encoder.encode(body).byteLength;
+    if (size > REQUEST_BODY_LIMIT) {
+      throw this.#terminal(
+        new ProviderError(
+          "bad_request",
+          `Request body is over the ${formatBytes(REQUEST_BODY_LIMIT)} cap: ${size} bytes`,
+        ),
+        0,
+        [],
+      );
+    }
+    return {
+      url: wireRequest.url,
+      init: { method: "POST", headers: wireRequest.headers, body },
+      timeouts: { ...this.#config.timeouts, ...definedOnly(request.timeouts) },
+    };
+  }
+
+  /**
+   * Decides after a failed attempt: returns the delay before the next one, or throws the
+   * terminal error. Spec: at most `maxRetries` retries, never for auth_error or
+   * bad_response; the server's hint (capped at 5 s) wins over backoff.
+   */
+  #afterFailure(
+    thrown: unknown,
+    attempt: number,
+    attemptErrors: AttemptError[],
+    retryAllowed: boolean,
+    traceId?: string,
+  ): number {
+    if (thrown instanceof CallerAbort) throw thrown.reason;
+    if (!(thrown instanceof ProviderError)) throw thrown;
+    const record: AttemptError = {
+      attempt,
+      reason: thrown.reason,
+      detail: this.#redact(thrown.detail),
+    };
+    if (thrown.status !== undefined) record.status = thrown.status;
+    if (thrown.retryAfterMs !== undefined) record.retryAfterMs = thrown.retryAfterMs;
+    attemptErrors.push(record);
+    const trace = traceId ? ` trace=${traceId}` : "";
+    const status = thrown.status === undefined ? "" : ` HTTP ${thrown.status}`;
+    const retry = retryAllowed && thrown.isRetryable && attempt <= this.#config.maxRetries;
+    if (!retry) {
+      this.#debug(
+        `llm ${this.provider}${trace} attempt ${attempt} failed:${status} ${thrown.reason}; giving up`,
+      );
+      throw this.#terminal(thrown, attempt, attemptErrors);
+    }
+    const delay = thrown.retryAfterMs !== undefined
+      ? Math.min(thrown.retryAfterMs, LABS_BACKOFF.capMs)
+      : backoffDelay(attempt - 1, LABS_BACKOFF, this.#random);
+    record.delayMs = delay;
+    this.#debug(
+      `llm ${this.provider}${trace} attempt ${attempt} failed:${status} ${thrown.reason}; retrying in ${delay} ms`,
+    );
+    return delay;
+  }
+
+  async #sleep(delay: number, signal?: AbortSignal): Promise<void> {
+    await this.#clock.sleep(delay, signal);
+  }
+
+  #result(
+    request: GenerateRequest,
+    fields: { text: string; json: unknown; raw: string; usage?: Usage; finishReason?: string },
+    attempts: number,
+  ): GenerateResult {
+    const result: GenerateResult = {
+      text: fields.text,
+      raw: fields.raw,
+      rawSize: encoder.encode(fields.raw).byteLength,
+      responseHash: responseHash(fields.raw),
+      model: this.model,
+      provider: this.provider,
+      mode: "live",
+      endpoint: this.#redact(this.endpoint),
+      apiVersion: this.#config.apiVersion,
+      attempts,
+    };
+    if (request.jsonSchema) result.json = fields.json;
+    if (fields.usage) result.usage = fields.usage;
+    if (fields.finishReason !== undefined) result.finishReason = fields.finishReason;
+    return result;
+  }
+
+  async #failedStatus(attempt: HttpAttempt, response: Response): Promise<ProviderError> {
+    const text = await attempt.text(response, ERROR_BODY_LIMIT, { truncate: true }).catch(() => "");
+    return failureFromResponse(
+      response.status,
+      response.headers,
+      text,
+      this.#clock.now(),
+      this.#redact,
+    );
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const prepared = this.#prepare(request, false);
+    const attemptErrors: AttemptError[] = [];
+    for (let attempt = 1;; attempt++) {
+      this.#debug(`llm ${this.provider} POST ${prepared.url} attempt ${attempt}`);
+      const http = new HttpAttempt(prepared.timeouts, request.signal, this.#redact);
+      let delay: number;
+      try {
+        const response = await http.send(this.#fetch, prepared.url, prepared.init);
+        if (!response.ok) throw await this.#failedStatus(http, response);
+        const raw = await http.text(response, RESPONSE_BODY_LIMIT);
+        let body: unknown;
+        try {
+          body = JSON.parse(raw);
+        } catch (error) {
+          throw new ProviderError(
+            "bad_response",
+            `Response is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+            { status: response.status },
+          );
+        }
+        const answer = this.#wire.parseAnswer(body, request);
+        const json = checkJsonAnswer(
+          request,
+          answer.text,
+          answer.json !== undefined ? { value: answer.json } : undefined,
+        );
+        return this.#result(request, { ...answer, json, raw }, attempt);
+      } catch (thrown) {
+        delay = this.#afterFailure(thrown, attempt, attemptErrors, true, request.traceId);
+      } finally {
+        http.dispose();
+      }
+      await this.#sleep(delay, request.signal);
+    }
+  }
+
+  async *stream(request: GenerateRequest): AsyncGenerator<StreamEvent> {
+    const prepared = this.#prepare(request, true);
+    const attemptErrors: AttemptError[] = [];
+    for (let attempt = 1;; attempt++) {
+      this.#debug(`llm ${this.provider} POST ${prepared.url} (stream) attempt ${attempt}`);
+      const http = new HttpAttempt(prepared.timeouts, request.signal, this.#redact);
+      let delivered = 0;
+      let delay: number;
+      try {
+        const response = await http.send(this.#fetch, prepared.url, prepared.init);
+        if (!response.ok) throw await this.#failedStatus(http, response);
+        const state = this.#wire.newStreamState();
+        const parser = new SseParser();
+        const decoder = new TextDecoder();
+        const rawParts: string[] = [];
+        let text = "";
+        const events = async function* (source: AsyncIterable<Uint8Array>) {
+          for await (const chunk of source) {
+            yield* parser.push(decoder.decode(chunk, { stream: true }));
+          }
+          yield* parser.push(decoder.decode());
+          yield* parser.end();
+        };
+        // One event at a time: deltas before an error event in the same chunk still arrive.
+        for await (const event of events(http.chunks(response, RESPONSE_BODY_LIMIT))) {
+          rawParts.push(event.data);
+          const step = this.#wire.onEvent(state, event, request);
+          for (const delta of step.deltas) {
+            text += delta;
+            delivered++;
+            yield { type: "text-delta", text: delta };
+          }
+          if (step.done) break;
+        }
+        if (!state.complete) {
+          throw new ProviderError(
+            "network_error",
+            "Stream ended before the provider's end marker",
+            {
+              status: response.status,
+            },
+          );
+        }
+        let json: unknown;
+        if (request.jsonSchema) {
+          const parsed = checkJsonAnswer(request, text);
+          json = this.#wire.unwrapStreamJson
+            ? this.#wire.unwrapStreamJson(request, parsed)
+            : parsed;
+        }
+        const raw = rawParts.join("\n");
+        yield {
+          type: "finish",
+          result: this.#result(
+            request,
+            { text, json, raw, usage: state.usage, finishReason: state.finishReason },
+            attempt,
+          ),
+        };
+        return;
+      } catch (thrown) {
+        let error = thrown;
+        if (delivered > 0 && thrown instanceof ProviderError) {
+          // Chat spec B2: the partial text stays delivered, then the typed error.
+          error = new ProviderError(
+            thrown.reason,
+            `${thrown.detail} (after ${delivered} text deltas)`,
+            {
+              status: thrown.status,
+              isRetryable: thrown.isRetryable,
+              retryAfterMs: thrown.retryAfterMs,
+            },
+          );
+        }
+        delay = this.#afterFailure(error, attempt, attemptErrors, delivered === 0, request.traceId);
+      } finally {
+        http.dispose();
+      }
+      await this.#sleep(delay, request.signal);
+    }
+  }
+}

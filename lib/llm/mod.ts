@@ -1,0 +1,59 @@
+/**
+ * @module
+ * One provider layer for every LLM call: a provider-neutral `LanguageModel` (JSON or text
+ * generation, and streaming), over `fetch` for OpenAI, any OpenAI-compatible server,
+ * Gemini and Anthropic, plus a scripted mock. The HTTP rules of the Labs spec live here:
+ * 256 KiB request and 1 MiB response caps, connect/read/total timeouts, the error
+ * taxonomy (`ProviderError.reason`) and retries with backoff and server hints.
+ *
+ * ```ts
+ * import { createLanguageModel, resolveModelConfig } from "./mod.ts";
+ * const config = resolveModelConfig("openai", { env: (name) => Deno.env.get(name) });
+ * const model = createLanguageModel(config, {
+ *   mock: (request) => ({ title: `A scene for ${request.prompt}` }),
+ * });
+ * const result = await model.generate({
+ *   prompt: "a red pulse",
+ *   jsonSchema: { type: "object", properties: { title: { type: "string" } } },
+ * });
+ * result.json; // { title: "A scene for a red pulse" } (mock mode unless LABS_EXTERNAL_LIVE=1)
+ * ```
+ */
+export type {
+  ChatMessage,
+  FailureReason,
+  GenerateRequest,
+  GenerateResult,
+  LanguageModel,
+  MockScript,
+  ModelConfig,
+  ProviderName,
+  StreamEvent,
+  Timeouts,
+  Usage,
+} from "./types.ts";
+export { type AttemptError, ProviderError, type ProviderErrorOptions } from "./provider_error.ts";
+export {
+  ANTHROPIC_VERSION,
+  apiVersionOf,
+  DEFAULT_TIMEOUTS,
+  MAX_RETRIES,
+  PROVIDER_DEFAULTS,
+  resolveModelConfig,
+  type ResolveModelConfigOptions,
+} from "./resolve_model_config.ts";
+export {
+  createLanguageModel,
+  type LanguageModelDeps,
+  REQUEST_BODY_LIMIT,
+  RESPONSE_BODY_LIMIT,
+} from "./create_language_model.ts";
+export {
+  type MockLanguageModel,
+  mockLanguageModel,
+  type MockLanguageModelOptions,
+} from "./mock_language_model.ts";
+export { parseSse, type SseEvent, SseParser } from "./sse.ts";
+export { validateJson } from "./validate_json.ts";
+export { exampleFromSchema } from "./example_from_schema.ts";
+export { retryDelayFromResponse } from "./retry_delay_from_response.ts";

@@ -1,0 +1,116 @@
+/**
+ * Hygiene: with recognizable fake keys, nothing the LLM layer writes — log lines, error
+ * messages and data, results, and the demo server's stdout and stderr — contains a key.
+ */
+import assert from "node:assert/strict";
+import { FakeClock } from "../lib/core/mod.ts";
+import { createLanguageModel, ProviderError, resolveModelConfig } from "../lib/llm/mod.ts";
+import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+
+const KEYS: Record<string, string> = {
+  OPENAI_API_KEY: "sk-proj-SYNFAKEKEY-openai-0123456789",
+  GEMINI_API_KEY: "SYNFAKEKEY-gemini-0123456789",
+  ANTHROPIC_API_KEY: "sk-ant-SYNFAKEKEY-anthropic-0123456789",
+};
+
+function assertNoKey(text: string, where: string) {
+  assert.ok(!text.includes("SYNFAKEKEY"), `${where} leaks a key: ${text.slice(0, 400)}`);
+}
+
+Deno.test("redaction: errors, logs and results never contain a key", async () => {
+  await using server = await startMockLlmServer();
+  const written: string[] = [];
+  const urls = {
+    openai: server.openaiUrl,
+    gemini: server.geminiUrl,
+    anthropic: server.anthropicUrl,
+  };
+  for (const provider of ["openai", "gemini", "anthropic"] as const) {
+    const env: Record<string, string> = {
+      LABS_EXTERNAL_LIVE: "1",
+      ...KEYS,
+      [`${provider.toUpperCase()}_ENDPOINT`]: urls[provider],
+    };
+    const model = createLanguageModel(resolveModelConfig(provider, { env: (name) => env[name] }), {
+      clock: new FakeClock(),
+      log: (line) => written.push(line),
+    });
+    written.push(JSON.stringify(await model.generate({ prompt: "hello", traceId: "t1" })));
+    // Every 401 echoes the received key, as real providers partly do.
+    const faults = [["401"], ["429", "429", "429", "429"], ["500", "ok"], ["malformed"]];
+    for (const script of faults) {
+      server.script(...script);
+      const outcome = await model.generate({ prompt: "x" }).then(
+        (result) => JSON.stringify(result),
+        (error) => {
+          assert.ok(error instanceof ProviderError);
+          return [error.message, error.detail, JSON.stringify(error), JSON.stringify(error.data)]
+            .join("\n");
+        },
+      );
+      written.push(outcome);
+    }
+    for (const fault of ["401", "stream-error"]) {
+      server.script(fault);
+      try {
+        for await (const event of model.stream({ prompt: "x" })) {
+          written.push(JSON.stringify(event));
+        }
+      } catch (error) {
+        assert.ok(error instanceof ProviderError);
+        written.push(error.message, JSON.stringify(error));
+      }
+    }
+  }
+  assert.ok(server.requests.length >= 30, "the server saw the requests");
+  assert.ok(written.some((line) => line.includes("***redacted***")), "the echoed key was masked");
+  for (const line of written) assertNoKey(line, "output");
+});
+
+Deno.test("redaction: the demo server's stdout and stderr never contain a key", async () => {
+  const script = new URL("../scripts/mock_llm_server.ts", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, "--port", "0"],
+    env: { ...KEYS, NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const decoder = new TextDecoder();
+  const reader = child.stdout.getReader();
+  let stdout = "";
+  while (!/ANTHROPIC_ENDPOINT=\S+\n/.test(stdout)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stdout += decoder.decode(value, { stream: true });
+  }
+  const base = /mock LLM server on (\S+)/.exec(stdout)?.[1];
+  assert.ok(base, `no URL in: ${stdout}`);
+  const written: string[] = [];
+  for (const provider of ["openai", "gemini", "anthropic"] as const) {
+    const path =
+      { openai: "/openai/v1", gemini: "/gemini/v1beta", anthropic: "/anthropic" }[provider];
+    const env: Record<string, string> = {
+      LABS_EXTERNAL_LIVE: "1",
+      ...KEYS,
+      [`${provider.toUpperCase()}_ENDPOINT`]: `${base}/fault/401${path}`,
+    };
+    const model = createLanguageModel(resolveModelConfig(provider, { env: (name) => env[name] }), {
+      log: (line) => written.push(line),
+    });
+    const error = await model.generate({ prompt: "x" }).then(() => undefined, (thrown) => thrown);
+    assert.ok(error instanceof ProviderError && error.reason === "auth_error");
+    written.push(error.message);
+  }
+  child.kill("SIGTERM");
+  const stderrText = decoder.decode(await new Response(child.stderr).arrayBuffer());
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stdout += decoder.decode(value, { stream: true });
+  }
+  await child.status;
+  assert.match(stdout, /POST \/openai\/v1\/chat\/completions openai fault=401/);
+  assertNoKey(stdout, "server stdout");
+  assertNoKey(stderrText, "server stderr");
+  for (const line of written) assertNoKey(line, "client output");
+});
