@@ -3,14 +3,20 @@ import type { Command } from "./io.ts";
 /** Every subcommand, in the order `syn --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   {
+    name: "generate",
+    summary:
+      "prompt → validated, logged Synesthetic asset (deterministic, gemini, openai, anthropic)",
+    load: () => import("./generate.ts"),
+  },
+  {
+    name: "validate",
+    summary: "validate JSON files, folders or stdin against the asset schemas",
+    load: () => import("./validate.ts"),
+  },
+  {
     name: "diff",
     summary: "RFC 6902 patch between two JSON documents (exit 1 when they differ)",
     load: () => import("./diff.ts"),
-  },
-  {
-    name: "examples",
-    summary: "list and read example assets (embedded, or SYN_EXAMPLES_DIR)",
-    load: () => import("./examples.ts"),
   },
   {
     name: "mcp-serve",
@@ -18,13 +24,23 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./mcp_serve.ts"),
   },
   {
+    name: "critique",
+    summary: "validate an asset through the validator service and check its quality",
+    load: () => import("./critique.ts"),
+  },
+  {
+    name: "patch",
+    summary: "preview, apply (validated first) and rate RFC 6902 patches to assets",
+    load: () => import("./patch.ts"),
+  },
+  {
     name: "schemas",
     summary: "list and read the asset schemas (embedded, or SYN_SCHEMAS_DIR)",
     load: () => import("./schemas.ts"),
   },
   {
-    name: "validate",
-    summary: "validate JSON files, folders or stdin against the asset schemas",
-    load: () => import("./validate.ts"),
+    name: "examples",
+    summary: "list and read example assets (embedded, or SYN_EXAMPLES_DIR)",
+    load: () => import("./examples.ts"),
   },
 ];

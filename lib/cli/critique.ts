@@ -1,0 +1,65 @@
+import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import {
+  LabsLog,
+  openValidator,
+  readJsonFile,
+  resolveGenerateConfig,
+  runCritique,
+} from "../generate/mod.ts";
+import { parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help = `syn critique — validate an asset and check its quality
+
+Usage:
+  syn critique <asset.json> [--log-dir DIR]
+
+Validates the asset through the validator service (MCP_ENDPOINT etc., default: our own
+'syn mcp-serve --stdio' child) and runs quality checks: controls or modulations that
+target uniforms or parameters that do not exist, a silent tone (volume at or below
+-60 dB), haptic intensity outside [0, 1], defaults outside their ranges, uniforms the
+fragment shader never uses, missing mouse.x → shader.u_px / inverted mouse.y →
+shader.u_py controls, a fragment shader without main().
+
+Prints the verdict as JSON and appends it to critic.jsonl under the log root
+(--log-dir, else LABS_LOG_DIR, else meta/output/labs).
+Exit 0 valid with no error-level issue, 1 otherwise, 2 bad usage or unreadable file.
+
+Example:
+  syn critique meta/output/assets/pulsing-blue-circle-1a2b3c4d.json
+`;
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("critique", args, {
+    "log-dir": { type: "string" },
+  });
+  if (positionals.length !== 1) throw new UsageError("give exactly one asset file");
+  const config = resolveGenerateConfig({ logDir: values["log-dir"] }, { env: io.env, cwd: io.cwd });
+  const file = positionals[0];
+  const path = file.startsWith("/") ? file : `${io.cwd}/${file}`;
+  const asset = await readJsonFile(path);
+  const secrets = secretsFromEnv(io.env);
+  const validator = await openValidator({
+    env: io.env,
+    selfCommand: io.selfCommand,
+    warn: (line) => void io.stderr(`syn critique: ${line.replace(/\n$/, "")}\n`),
+  });
+  try {
+    const record = await runCritique(asset, {
+      validator,
+      log: new LabsLog(config.logDir, secrets),
+      clock: systemClock,
+      assetPath: path,
+    });
+    await io.stdout(JSON.stringify(redactValue(record, secrets), null, 2) + "\n");
+    const errors = record.issues.filter((issue) => issue.severity === "error").length;
+    await io.stderr(
+      `syn critique: ${record.ok ? "ok" : "not ok"}: schema ${
+        record.mcp_result.ok ? "valid" : "invalid"
+      }, ${record.issues.length} issue(s), ${errors} error(s)\n`,
+    );
+    return record.ok ? EXIT.ok : EXIT.failure;
+  } finally {
+    await validator.close();
+  }
+}

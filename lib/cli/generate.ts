@@ -1,0 +1,204 @@
+import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import {
+  createExternalGenerator,
+  type ExternalEngineName,
+  type GenerationOutcome,
+  LabsLog,
+  openValidator,
+  resolveGenerateConfig,
+  runBatch,
+  runGeneration,
+} from "../generate/mod.ts";
+import { resolveModelConfig } from "../llm/mod.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help = `syn generate — prompt → validated, logged Synesthetic asset
+
+Usage:
+  syn generate [options] "prompt"
+  syn generate --batch prompts.txt [--concurrency N] [options]
+
+Engines:
+  --engine NAME        deterministic (default, no network, no keys), gemini, openai, anthropic
+                       External engines run in mock mode (canned answers) unless
+                       LABS_EXTERNAL_LIVE=1 and the provider's key (GEMINI_API_KEY,
+                       OPENAI_API_KEY, ANTHROPIC_API_KEY) are set. OPENAI_ENDPOINT may point
+                       at any OpenAI-compatible server; *_ENDPOINT and *_MODEL override defaults.
+
+Options:
+  --seed N             same prompt + seed → same asset (deterministic default 0)
+  --temperature F      0…2 (for openai, overrides OPENAI_TEMPERATURE)
+  --timeout-s N        total time for one provider call (default 35)
+  --strict             any validation failure → exit 1, logged severity=error (default)
+  --relaxed            validation failures logged severity=warning, exit 0;
+                       an invalid asset is never written in either mode
+                       (flags win over LABS_FAIL_FAST=1|0)
+  --out DIR            where valid assets go (default meta/output/assets, env LABS_OUTPUT_DIR)
+  --log-dir DIR        Labs log root (default meta/output/labs, env LABS_LOG_DIR):
+                       generator.jsonl, external.jsonl, critic.jsonl, patches.jsonl
+  --batch FILE         one prompt per line (blank lines and # comments skipped)
+  --concurrency N      prompts in flight in a batch (default 4), one validator connection
+  -h, --help           show this help
+
+Validation always goes through the validator service: MCP_ENDPOINT=tcp|stdio|socket
+(MCP_HOST/MCP_PORT, MCP_ADAPTER_CMD, MCP_SOCKET_PATH); with nothing set, syn starts
+its own 'syn mcp-serve --stdio' child.
+
+Output: a JSON summary on stdout (ok, status, trace_id, asset_path, failure, …); for a
+batch, a summary and one line per prompt. Exit 0 ok, 1 generation failed (or invalid in
+strict mode), 2 bad usage or configuration.
+
+Examples:
+  syn generate "a pulsing blue circle"
+  syn generate "a calm blue ocean at dusk" --seed 7 --out assets/
+  syn generate --engine=gemini "angry red fire" --relaxed
+  LABS_EXTERNAL_LIVE=1 OPENAI_API_KEY=… syn generate --engine=openai "neon rain"
+  syn generate --batch prompts.txt --concurrency 4
+`;
+
+const OPTIONS = {
+  engine: { type: "string" },
+  seed: { type: "string" },
+  temperature: { type: "string" },
+  "timeout-s": { type: "string" },
+  strict: { type: "boolean" },
+  relaxed: { type: "boolean" },
+  out: { type: "string" },
+  "log-dir": { type: "string" },
+  batch: { type: "string" },
+  concurrency: { type: "string" },
+} as const;
+
+function readPrompts(text: string): string[] {
+  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) =>
+    line !== "" && !line.startsWith("#")
+  );
+}
+
+function summaryOf(outcome: GenerationOutcome) {
+  const { asset: _asset, ...rest } = outcome;
+  return rest;
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("generate", args, OPTIONS);
+  const config = resolveGenerateConfig({
+    engine: values.engine,
+    seed: numberFlag("seed", values.seed, { integer: true, min: 0, max: 2 ** 32 - 1 }),
+    temperature: numberFlag("temperature", values.temperature, { min: 0, max: 2 }),
+    timeoutS: numberFlag("timeout-s", values["timeout-s"], { min: 0.001, max: 3600 }),
+    strict: values.strict,
+    relaxed: values.relaxed,
+    out: values.out,
+    logDir: values["log-dir"],
+    concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1, max: 64 }),
+  }, { env: io.env, cwd: io.cwd });
+
+  let prompts: string[];
+  const batchFile = values.batch;
+  if (batchFile !== undefined) {
+    if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
+    const path = batchFile.startsWith("/") ? batchFile : `${io.cwd}/${batchFile}`;
+    let text: string;
+    try {
+      text = await Deno.readTextFile(path);
+    } catch (error) {
+      throw new UsageError(`cannot read --batch file: ${batchFile} (${(error as Error).message})`);
+    }
+    prompts = readPrompts(text);
+    if (!prompts.length) throw new UsageError(`--batch file has no prompts: ${batchFile}`);
+  } else {
+    const prompt = positionals.join(" ").trim();
+    if (!prompt) throw new UsageError("a prompt is required");
+    prompts = [prompt];
+  }
+  if (values.concurrency !== undefined && batchFile === undefined) {
+    throw new UsageError("--concurrency applies to --batch only");
+  }
+
+  const secrets = secretsFromEnv(io.env);
+  const external = config.engine === "deterministic" ? undefined : createExternalGenerator(
+    config.engine as ExternalEngineName,
+    resolveModelConfig(config.engine as ExternalEngineName, { env: io.env }),
+  );
+  const log = new LabsLog(config.logDir, secrets);
+  const say = (line: string) => io.stderr(redactValue(line, secrets));
+  const validator = await openValidator({
+    env: io.env,
+    selfCommand: io.selfCommand,
+    warn: (line) => void say(`syn generate: ${line.replace(/\n$/, "")}\n`),
+  });
+  const deps = {
+    validator,
+    log,
+    clock: systemClock,
+    newTraceId: () => crypto.randomUUID(),
+    external,
+  };
+  try {
+    if (batchFile === undefined) {
+      const outcome = await runGeneration(prompts[0], config, deps);
+      if (outcome.ok) await say(`syn generate: wrote ${outcome.asset_path}\n`);
+      else {
+        const label = outcome.severity === "warning" ? "warning" : "error";
+        const kept = outcome.status === "invalid" ? " (asset not written)" : "";
+        await say(
+          `syn generate: ${label}: ${outcome.failure?.reason}: ${outcome.failure?.detail}${kept}\n`,
+        );
+      }
+      const report = {
+        ...summaryOf(outcome),
+        validator: { transport: validator.transport, calls: validator.calls },
+        log_dir: config.logDir,
+      };
+      await io.stdout(JSON.stringify(redactValue(report, secrets), null, 2) + "\n");
+      return outcome.exit_code;
+    }
+
+    const started = systemClock.now();
+    const counts = { ok: 0, invalid: 0, failed: 0 };
+    const outcomes = await runBatch(prompts, config, deps, {
+      concurrency: config.concurrency,
+      onProgress: async (done, total, outcome) => {
+        counts[outcome.status]++;
+        if (io.stderrIsTerminal) {
+          await say(
+            `\r[${done}/${total}] ok ${counts.ok} · invalid ${counts.invalid} · failed ${counts.failed}` +
+              (done === total ? "\n" : ""),
+          );
+        }
+      },
+    });
+    const seconds = Math.max(0.001, (systemClock.now() - started) / 1000);
+    const summary = {
+      total: outcomes.length,
+      ...counts,
+      duration_ms: Math.round(seconds * 1000),
+      assets_per_s: Math.round((counts.ok / seconds) * 10) / 10,
+    };
+    await say(
+      `syn generate: ${summary.total} prompts: ${counts.ok} ok, ${counts.invalid} invalid, ${counts.failed} failed\n`,
+    );
+    const report = {
+      ok: counts.ok === outcomes.length,
+      engine: config.engine,
+      strict: config.strict,
+      summary,
+      validator: { transport: validator.transport, calls: validator.calls },
+      log_dir: config.logDir,
+      results: outcomes.map((outcome) => ({
+        prompt: outcome.prompt,
+        ok: outcome.ok,
+        status: outcome.status,
+        trace_id: outcome.trace_id,
+        asset_path: outcome.asset_path,
+        failure: outcome.failure,
+      })),
+    };
+    await io.stdout(JSON.stringify(redactValue(report, secrets), null, 2) + "\n");
+    return outcomes.some((outcome) => outcome.exit_code !== 0) ? EXIT.failure : EXIT.ok;
+  } finally {
+    await validator.close();
+  }
+}

@@ -1,0 +1,118 @@
+import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import {
+  applyPatch,
+  LabsLog,
+  openValidator,
+  previewPatch,
+  rateTarget,
+  readJsonFile,
+  resolveGenerateConfig,
+} from "../generate/mod.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help = `syn patch — preview, apply and rate RFC 6902 patches to assets
+
+Usage:
+  syn patch preview <asset.json> <patch.json>
+  syn patch apply   <asset.json> <patch.json> [--out FILE]
+  syn patch rate    <asset.json|patch.json> <1-5> [--note TEXT]
+
+preview  applies the patch in memory, validates the result through the validator
+         service and prints the result, its canonical diff against the asset and the
+         verdict; nothing is written but the log record.
+apply    the same, then writes the result atomically — to --out FILE, or over the asset
+         file — only when the result is valid. An invalid result is never written.
+rate     records a rating from 1 to 5 (and an optional note) of an asset or a patch
+         (a JSON array is a patch); the record's target_id matches the patch_id of its
+         preview/apply records.
+
+Every action appends a record to patches.jsonl under the log root (--log-dir, else
+LABS_LOG_DIR, else meta/output/labs). Exit 0 ok, 1 patch failed or result invalid,
+2 bad usage or unreadable file.
+
+Options:
+  --out FILE      apply: write the result here instead of over the asset
+  --note TEXT     rate: a short note
+  --log-dir DIR   Labs log root
+  -h, --help      show this help
+
+Examples:
+  syn patch preview asset.json brighter.patch.json
+  syn patch apply asset.json brighter.patch.json --out asset.v2.json
+  syn patch rate asset.v2.json 4 --note "warmer, but too loud"
+`;
+
+const absolute = (io: CliIo, file: string) => (file.startsWith("/") ? file : `${io.cwd}/${file}`);
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("patch", args, {
+    out: { type: "string" },
+    note: { type: "string" },
+    "log-dir": { type: "string" },
+  });
+  const [action, ...rest] = positionals;
+  if (action !== "preview" && action !== "apply" && action !== "rate") {
+    throw new UsageError(
+      `give an action: preview, apply or rate${action ? `, not: ${action}` : ""}`,
+    );
+  }
+  if (values.out !== undefined && action !== "apply") {
+    throw new UsageError("--out applies to apply only");
+  }
+  if (values.note !== undefined && action !== "rate") {
+    throw new UsageError("--note applies to rate only");
+  }
+  const config = resolveGenerateConfig({ logDir: values["log-dir"] }, { env: io.env, cwd: io.cwd });
+  const secrets = secretsFromEnv(io.env);
+  const log = new LabsLog(config.logDir, secrets);
+  const print = (value: unknown) =>
+    io.stdout(JSON.stringify(redactValue(value, secrets), null, 2) + "\n");
+
+  if (action === "rate") {
+    if (rest.length !== 2) throw new UsageError("rate takes a file and a rating from 1 to 5");
+    const rating = numberFlag("rating", rest[1], { integer: true, min: 1, max: 5 }) as number;
+    const targetPath = absolute(io, rest[0]);
+    const target = await readJsonFile(targetPath);
+    const record = await rateTarget(target, rating, { log, clock: systemClock }, {
+      targetPath,
+      note: values.note,
+    });
+    await print(record);
+    return EXIT.ok;
+  }
+
+  if (rest.length !== 2) throw new UsageError(`${action} takes an asset file and a patch file`);
+  const assetPath = absolute(io, rest[0]);
+  const patchPath = absolute(io, rest[1]);
+  const asset = await readJsonFile(assetPath);
+  const patch = await readJsonFile(patchPath);
+  const validator = await openValidator({
+    env: io.env,
+    selfCommand: io.selfCommand,
+    warn: (line) => void io.stderr(`syn patch: ${line.replace(/\n$/, "")}\n`),
+  });
+  try {
+    const deps = { validator, log, clock: systemClock };
+    const record = action === "preview"
+      ? await previewPatch(asset, patch, deps, { assetPath, patchPath })
+      : await applyPatch(asset, patch, deps, {
+        assetPath,
+        patchPath,
+        outputPath: values.out === undefined ? assetPath : absolute(io, values.out),
+      });
+    await print(record);
+    if (record.ok) {
+      if (record.output_path) await io.stderr(`syn patch: wrote ${record.output_path}\n`);
+      return EXIT.ok;
+    }
+    await io.stderr(
+      `syn patch: ${record.failure?.reason}: ${record.failure?.detail}${
+        action === "apply" ? " (nothing written)" : ""
+      }\n`,
+    );
+    return EXIT.failure;
+  } finally {
+    await validator.close();
+  }
+}

@@ -1,0 +1,318 @@
+import { type Clock, formatPointer } from "../core/mod.ts";
+import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
+import { ASSET_SCHEMA, type JsonObject } from "./asset.ts";
+import type { LabsLog } from "./labs_log.ts";
+
+/** One finding of the critic. */
+export interface QualityIssue {
+  /** Stable identifier, e.g. `control_target_missing`. */
+  code: string;
+  severity: "error" | "warning" | "info";
+  /** RFC 6901 pointer into the asset. */
+  path: string;
+  message: string;
+}
+
+/** Below this volume (dB) a tone is inaudible for practical purposes. */
+export const SILENT_VOLUME_DB = -60;
+
+const isObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+function volumeOf(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value === "string" && /^-?inf(inity)?$/i.test(value.trim())) return -Infinity;
+  if (isObject(value)) return volumeOf(value.value);
+  return undefined;
+}
+
+/** Names a section offers as targets: shader uniforms, and the tone/haptic parameter paths. */
+function targetsOf(asset: JsonObject): { uniforms: Set<string>; paths: Set<string> } {
+  const shader = isObject(asset.shader) ? asset.shader : {};
+  const uniforms = new Set<string>();
+  for (const uniform of list(shader.uniforms)) {
+    if (isObject(uniform) && typeof uniform.name === "string") uniforms.add(uniform.name);
+  }
+  const paths = new Set<string>();
+  for (const section of ["tone", "haptic"]) {
+    const value = asset[section];
+    if (!isObject(value)) continue;
+    for (const parameter of list(value.input_parameters)) {
+      if (!isObject(parameter)) continue;
+      for (const key of ["path", "parameter"]) {
+        const name = parameter[key];
+        if (typeof name === "string") {
+          paths.add(name.startsWith(`${section}.`) ? name : `${section}.${name}`);
+        }
+      }
+    }
+  }
+  return { uniforms, paths };
+}
+
+function checkTarget(
+  target: unknown,
+  path: string,
+  known: { uniforms: Set<string>; paths: Set<string> },
+  code: string,
+  issues: QualityIssue[],
+): void {
+  if (typeof target !== "string") return;
+  const [section, ...rest] = target.split(".");
+  const name = rest.join(".");
+  if (section === "shader" || section === "visual") {
+    if (!known.uniforms.has(name)) {
+      issues.push({
+        code,
+        severity: "error",
+        path,
+        message: `targets uniform '${name}', which the shader does not declare`,
+      });
+    }
+  } else if (section === "tone" || section === "haptic") {
+    if (!known.paths.has(target)) {
+      issues.push({
+        code,
+        severity: "warning",
+        path,
+        message: `targets '${target}', which no ${section} input parameter exposes`,
+      });
+    }
+  }
+}
+
+/**
+ * The critic's quality checks, beyond schema validity: controls and modulations that
+ * target missing uniforms or parameters, a silent tone, haptic intensity out of [0, 1],
+ * defaults outside their ranges, uniforms the fragment shader never uses, and missing
+ * pointer controls. Pure; issues sorted by (path, code).
+ */
+export function critiqueAsset(asset: unknown): QualityIssue[] {
+  const issues: QualityIssue[] = [];
+  if (!isObject(asset)) {
+    return [{
+      code: "not_an_object",
+      severity: "error",
+      path: "",
+      message: "asset must be an object",
+    }];
+  }
+  const known = targetsOf(asset);
+  const control = isObject(asset.control) ? asset.control : undefined;
+  const controls = list(control?.control_parameters);
+  controls.forEach((item, index) => {
+    if (!isObject(item)) return;
+    const path = formatPointer(["control", "control_parameters", index]);
+    checkTarget(item.parameter, `${path}/parameter`, known, "control_target_missing", issues);
+    if (typeof item.default === "number") {
+      if (typeof item.min === "number" && item.default < item.min) {
+        issues.push({
+          code: "default_out_of_range",
+          severity: "warning",
+          path: `${path}/default`,
+          message: `default ${item.default} is below min ${item.min}`,
+        });
+      }
+      if (typeof item.max === "number" && item.default > item.max) {
+        issues.push({
+          code: "default_out_of_range",
+          severity: "warning",
+          path: `${path}/default`,
+          message: `default ${item.default} is above max ${item.max}`,
+        });
+      }
+    }
+  });
+  const hasMapping = (parameter: string, axis: string, inverted: boolean) =>
+    controls.some((item) =>
+      isObject(item) && item.parameter === parameter &&
+      list(item.mappings).some((mapping) =>
+        isObject(mapping) && isObject(mapping.action) && mapping.action.axis === axis &&
+        (!inverted ||
+          (typeof mapping.action.sensitivity === "number" && mapping.action.sensitivity < 0))
+      )
+    );
+  if (!hasMapping("shader.u_px", "mouse.x", false)) {
+    issues.push({
+      code: "pointer_control_missing",
+      severity: "info",
+      path: "/control",
+      message: "no mouse.x control for shader.u_px",
+    });
+  }
+  if (!hasMapping("shader.u_py", "mouse.y", true)) {
+    issues.push({
+      code: "pointer_control_missing",
+      severity: "info",
+      path: "/control",
+      message: "no inverted mouse.y control for shader.u_py",
+    });
+  }
+  list(asset.modulations).forEach((item, index) => {
+    if (!isObject(item)) return;
+    checkTarget(
+      item.target,
+      formatPointer(["modulations", index, "target"]),
+      known,
+      "modulation_target_missing",
+      issues,
+    );
+  });
+
+  const tone = isObject(asset.tone) ? asset.tone : undefined;
+  if (tone) {
+    const synth = isObject(tone.synth) ? tone.synth : {};
+    const options = isObject(synth.options) ? synth.options : {};
+    const volume = volumeOf(options.volume ?? synth.volume);
+    const volumePath = options.volume !== undefined
+      ? "/tone/synth/options/volume"
+      : "/tone/synth/volume";
+    if (volume !== undefined && volume <= SILENT_VOLUME_DB) {
+      issues.push({
+        code: "silent_tone",
+        severity: "error",
+        path: volumePath,
+        message: `volume ${volume} dB is silent (at or below ${SILENT_VOLUME_DB} dB)`,
+      });
+    }
+    list(tone.input_parameters).forEach((item, index) => {
+      if (!isObject(item) || item.parameter !== "volume") return;
+      const value = volumeOf(item.default);
+      if (value !== undefined && value <= SILENT_VOLUME_DB) {
+        issues.push({
+          code: "silent_tone",
+          severity: "error",
+          path: formatPointer(["tone", "input_parameters", index, "default"]),
+          message: `volume default ${value} dB is silent`,
+        });
+      }
+    });
+  } else {
+    issues.push({
+      code: "section_missing",
+      severity: "warning",
+      path: "",
+      message: "no tone section",
+    });
+  }
+
+  const haptic = isObject(asset.haptic) ? asset.haptic : undefined;
+  if (haptic) {
+    list(haptic.input_parameters).forEach((item, index) => {
+      if (!isObject(item) || item.parameter !== "haptic.intensity") return;
+      const path = formatPointer(["haptic", "input_parameters", index]);
+      for (const key of ["default", "min", "max"]) {
+        const value = item[key];
+        if (typeof value === "number" && (value < 0 || value > 1)) {
+          issues.push({
+            code: "haptic_out_of_range",
+            severity: "error",
+            path: `${path}/${key}`,
+            message: `intensity ${key} ${value} is outside [0, 1]`,
+          });
+        }
+      }
+    });
+    const device = isObject(haptic.device) ? haptic.device : {};
+    const maxIntensity = isObject(device.options) ? device.options.maxIntensity : undefined;
+    if (
+      isObject(maxIntensity) && typeof maxIntensity.value === "number" &&
+      (maxIntensity.value < 0 || maxIntensity.value > 1)
+    ) {
+      issues.push({
+        code: "haptic_out_of_range",
+        severity: "error",
+        path: "/haptic/device/options/maxIntensity/value",
+        message: `maxIntensity ${maxIntensity.value} is outside [0, 1]`,
+      });
+    }
+  } else {
+    issues.push({
+      code: "section_missing",
+      severity: "warning",
+      path: "",
+      message: "no haptic section",
+    });
+  }
+
+  const shader = isObject(asset.shader) ? asset.shader : undefined;
+  if (shader && typeof shader.fragment_shader === "string") {
+    const source = shader.fragment_shader;
+    if (!/\bvoid\s+main\s*\(/.test(source)) {
+      issues.push({
+        code: "shader_no_main",
+        severity: "error",
+        path: "/shader/fragment_shader",
+        message: "fragment shader has no main()",
+      });
+    }
+    list(shader.uniforms).forEach((uniform, index) => {
+      if (!isObject(uniform) || typeof uniform.name !== "string") return;
+      if (!new RegExp(`\\b${uniform.name.replace(/[^\w]/g, "")}\\b`).test(source)) {
+        issues.push({
+          code: "uniform_unused",
+          severity: "info",
+          path: formatPointer(["shader", "uniforms", index]),
+          message: `uniform '${uniform.name}' is not used by the fragment shader`,
+        });
+      }
+    });
+  } else {
+    issues.push({
+      code: "section_missing",
+      severity: "warning",
+      path: "",
+      message: "no shader with a fragment shader",
+    });
+  }
+  return issues.sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0
+  );
+}
+
+/** The critic's verdict on one asset, as `critic.jsonl` stores it. */
+export interface CritiqueRecord {
+  ts: string;
+  trace_id: string | null;
+  asset_path: string | null;
+  asset_name: string | null;
+  ok: boolean;
+  severity: "info" | "warning" | "error";
+  transport: string;
+  mcp_result: ValidatorVerdict;
+  issues: QualityIssue[];
+}
+
+/**
+ * Validation through the service plus the quality checks, logged to `critic.jsonl`.
+ * `ok` when the service says valid and no issue has severity `error`.
+ */
+export async function runCritique(
+  asset: unknown,
+  deps: { validator: ValidatorClient; log: LabsLog; clock: Clock; assetPath?: string },
+): Promise<CritiqueRecord> {
+  const verdict = await deps.validator.validateAsset(asset, ASSET_SCHEMA);
+  const issues = critiqueAsset(asset);
+  const worst = issues.some((issue) => issue.severity === "error")
+    ? "error"
+    : issues.some((issue) => issue.severity === "warning")
+    ? "warning"
+    : "info";
+  const ok = verdict.ok && worst !== "error";
+  const meta = isObject(asset) && isObject(asset.meta_info) ? asset.meta_info : undefined;
+  const provenance = isObject(meta?.provenance) ? meta.provenance : undefined;
+  const record: CritiqueRecord = {
+    ts: new Date(deps.clock.now()).toISOString(),
+    trace_id: typeof provenance?.trace_id === "string" ? provenance.trace_id : null,
+    asset_path: deps.assetPath ?? null,
+    asset_name: isObject(asset) && typeof asset.name === "string" ? asset.name : null,
+    ok,
+    severity: !verdict.ok ? "error" : worst,
+    transport: deps.validator.transport,
+    mcp_result: verdict,
+    issues,
+  };
+  await deps.log.append("critic", record as unknown as Record<string, unknown>);
+  return record;
+}

@@ -1,0 +1,295 @@
+import { type Clock, SynError, systemClock } from "../core/mod.ts";
+import {
+  createLanguageModel,
+  type GenerateRequest,
+  type GenerateResult,
+  type LanguageModel,
+  type ModelConfig,
+  ProviderError,
+  type Timeouts,
+} from "../llm/mod.ts";
+import type { ExternalEngineName, JsonObject, Provenance, SynestheticAsset } from "./asset.ts";
+import { buildEnvelope, type RequestEnvelope } from "./envelope.ts";
+import { generateDeterministic } from "./generate_deterministic.ts";
+import { normalizeAsset } from "./normalize_asset.ts";
+import { buildProvenance, withProvenance } from "./provenance.ts";
+
+/** Generation parameters a caller may pass (Labs spec `params`). */
+export interface ExternalParameters {
+  temperature?: number | null;
+  maxTokens?: number | null;
+  timeouts?: Partial<Timeouts>;
+}
+
+/** A successful external generation: the normalized asset and what the logs need. */
+export interface ExternalGeneration {
+  /** Normalized, with `meta_info.provenance`. */
+  asset: SynestheticAsset;
+  envelope: RequestEnvelope;
+  provenance: Provenance;
+  response: { hash: string; size: number; attempts: number };
+}
+
+/**
+ * The Labs spec's `ExternalGenerator` contract: `generate()` resolves to a normalized
+ * asset with provenance. Failures are thrown as `SynError`s whose `data` carries
+ * `reason` (the spec's taxonomy), `detail`, the `envelope` and, when an answer arrived,
+ * `response: { hash, size }`.
+ */
+export interface ExternalGenerator {
+  readonly name: ExternalEngineName;
+  readonly model: string;
+  /** Base URL; `null` in mock mode. */
+  readonly endpoint: string | null;
+  readonly mode: "mock" | "live";
+  generate(
+    prompt: string,
+    seed?: number | null,
+    params?: ExternalParameters,
+    traceId?: string,
+  ): Promise<ExternalGeneration>;
+}
+
+/** Options of {@linkcode createExternalGenerator}. */
+export interface ExternalGeneratorOptions {
+  /** Injected for tests; defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  clock?: Clock;
+  random?: () => number;
+  /** Makes trace ids; defaults to `crypto.randomUUID`. */
+  newTraceId?: () => string;
+  /** Replaces the built-in prompt-dependent mock answers (mock mode only). */
+  mockAnswer?: (envelope: RequestEnvelope) => unknown;
+}
+
+/** The JSON shape asked of providers: the spec's sections, checked loosely here and fully by normalization. */
+export const ANSWER_JSON_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
+  type: "object",
+  properties: {
+    name: { type: "string" },
+    shader: { type: "object" },
+    tone: { type: "object" },
+    haptic: { type: "object" },
+    controls: { type: "array" },
+    meta: { type: "object" },
+  },
+  required: ["shader", "tone", "haptic", "controls", "meta"],
+});
+
+const SYSTEM_PROMPT = `You design multimodal Synesthetic assets (schema 0.7.3) as one JSON object.
+Answer with JSON only, with exactly these top-level keys:
+- "name": short title
+- "shader": {"name", "fragment_shader" (GLSL using uniforms u_time, u_resolution, u_px, u_py, u_r),
+  "vertex_shader", "uniforms": [{"name","type","stage":"fragment","default"}],
+  "input_parameters": [{"name","parameter","path","type":"float","default","min","max","step"}]}
+- "tone": {"name", "synth": {"type": one of Tone.Synth, Tone.PolySynth, Tone.MonoSynth, Tone.FMSynth,
+  Tone.AMSynth, Tone.DuoSynth, Tone.MembraneSynth, Tone.MetalSynth, Tone.PluckSynth,
+  "options": {"oscillator": {"type"}, "envelope": {"attack","decay","sustain","release"}, "volume" (dB)}}}
+- "haptic": {"name", "device": {"type": "generic", "options": {"<name>": {"value": number, "unit": string}}},
+  "input_parameters": [{"name":"Intensity","parameter":"haptic.intensity","path":"haptic.intensity",
+  "type":"float","unit":"linear","default" (0..1),"min":0,"max":1}]}
+- "controls": [{"parameter","label","type":"float","unit","default","min","max",
+  "mappings": [{"combo": {"mouseButtons": ["left"]}, "action": {"axis": "mouse.x"|"mouse.y"|"mouse.wheel",
+  "sensitivity": number}}]}], at least mouse.x -> shader.u_px and mouse.y (negative sensitivity) -> shader.u_py
+- "meta": {"title", "description", "category": "multimodal", "complexity": "low"|"medium"|"high", "tags": [..]}
+No other keys. No URLs, no file references.`;
+
+/** The envelope as a provider-neutral request; `lib/llm` maps it onto each wire format. */
+function toRequest(
+  envelope: RequestEnvelope,
+  params: ExternalParameters,
+): GenerateRequest {
+  const request: GenerateRequest = {
+    system: SYSTEM_PROMPT,
+    // The user turn carries the whole envelope, so every provider sees the same request;
+    // its parameters also travel as the provider's own fields below.
+    prompt: JSON.stringify(envelope),
+    jsonSchema: ANSWER_JSON_SCHEMA as Record<string, unknown>,
+    schemaName: "synesthetic_asset",
+    // Normalization decides what fits; the model layer only insists on an object.
+    validateJson: (value) =>
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? []
+        : ["answer must be a JSON object"],
+    traceId: envelope.trace_id,
+  };
+  if (envelope.seed !== null) request.seed = envelope.seed;
+  if (envelope.parameters.temperature !== null) {
+    request.temperature = envelope.parameters.temperature;
+  }
+  if (envelope.parameters.max_tokens !== null) request.maxTokens = envelope.parameters.max_tokens;
+  if (params.timeouts) request.timeouts = params.timeouts;
+  return request;
+}
+
+/**
+ * Prompt-dependent canned answers for mock mode, in the Labs spec's section names
+ * (`controls`, `meta`), deliberately partial so normalization has work to do: each
+ * engine leaves out different optional fields and Gemini sends numeric strings. Two
+ * markers in the prompt make a broken answer on purpose, to try strict vs relaxed:
+ * `[mock:out-of-range]` (haptic intensity 1.7) and `[mock:schema-invalid]` (a rule with a
+ * key the schema forbids).
+ */
+export function mockProviderAnswer(
+  engine: ExternalEngineName,
+  envelope: RequestEnvelope,
+): JsonObject {
+  const full = generateDeterministic(envelope.prompt, {
+    seed: envelope.seed ?? 0,
+    temperature: envelope.parameters.temperature,
+  });
+  const controls = full.control.control_parameters.map((control) => ({ ...control }));
+  const answer: JsonObject = {
+    name: full.name,
+    shader: {
+      name: full.shader.name,
+      fragment_shader: full.shader.fragment_shader,
+      uniforms: full.shader.uniforms,
+      input_parameters: full.shader.input_parameters,
+    },
+    tone: { name: full.tone.name, synth: full.tone.synth, effects: full.tone.effects },
+    haptic: {
+      name: full.haptic.name,
+      device: full.haptic.device,
+      input_parameters: full.haptic.input_parameters,
+    },
+    controls,
+    meta: {
+      title: full.meta_info.title,
+      description: `${engine} mock answer for: ${envelope.prompt}`,
+      category: "multimodal",
+      complexity: full.meta_info.complexity,
+      tags: [...full.meta_info.tags.filter((tag) => tag !== "generated"), engine],
+    },
+  };
+  if (engine === "gemini") {
+    // Gemini-flavoured: the intensity as a top-level numeric string, controls without labels.
+    const haptic = answer.haptic as JsonObject;
+    const intensity = full.haptic.input_parameters[0].default as number;
+    haptic.intensity = String(intensity);
+    delete haptic.input_parameters;
+    answer.controls = controls.map(({ label: _label, ...rest }) => rest);
+  } else if (engine === "anthropic") {
+    answer.controls = { name: full.control.name, control_parameters: controls };
+    answer.modulations = full.modulations;
+  }
+  if (envelope.prompt.includes("[mock:out-of-range]")) {
+    (answer.haptic as JsonObject).intensity = 1.7;
+  }
+  if (envelope.prompt.includes("[mock:schema-invalid]")) {
+    answer.rule_bundle = { name: "Broken Rules", rules: [{ id: "r1", priority: "high" }] };
+  }
+  return answer;
+}
+
+/** Creates the generator for one engine over a resolved model config. */
+export function createExternalGenerator(
+  engine: ExternalEngineName,
+  config: ModelConfig,
+  options: ExternalGeneratorOptions = {},
+): ExternalGenerator {
+  const clock = options.clock ?? systemClock;
+  const newTraceId = options.newTraceId ?? (() => crypto.randomUUID());
+  // Calls may overlap (batch runs): the mock finds its envelope by the request's trace id.
+  const pending = new Map<string, RequestEnvelope>();
+  const model: LanguageModel = createLanguageModel(config, {
+    fetch: options.fetch,
+    clock,
+    random: options.random,
+    mock: (request: GenerateRequest) => {
+      const envelope = pending.get(request.traceId ?? "");
+      if (!envelope) throw new Error("Mock answer asked for an unknown request");
+      return options.mockAnswer
+        ? options.mockAnswer(envelope)
+        : mockProviderAnswer(engine, envelope);
+    },
+  });
+  return {
+    name: engine,
+    model: config.model,
+    endpoint: config.mode === "live" ? config.endpoint : null,
+    mode: config.mode,
+    async generate(prompt, seed = null, params = {}, traceId = newTraceId()) {
+      const temperature = params.temperature ?? config.temperature ?? null;
+      const envelope = buildEnvelope({
+        traceId,
+        prompt,
+        seed: seed ?? null,
+        model: config.model,
+        temperature,
+        // Anthropic's Messages API requires max_tokens; the others may omit it.
+        maxTokens: params.maxTokens ?? (engine === "anthropic" ? 4096 : null),
+      });
+      let result: GenerateResult;
+      try {
+        pending.set(traceId, envelope);
+        result = await model.generate(toRequest(envelope, params));
+      } catch (error) {
+        if (error instanceof ProviderError) {
+          throw new SynError(error.reason, error.message, {
+            reason: error.reason,
+            detail: error.detail,
+            status: error.status,
+            attempts: error.attempts,
+            envelope,
+          });
+        }
+        // Anything else (a mock script that throws, a bug) still ends as a logged failure.
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new SynError("internal_error", detail, {
+          reason: "internal_error",
+          detail,
+          envelope,
+        });
+      } finally {
+        pending.delete(traceId);
+      }
+      const response = {
+        hash: result.responseHash,
+        size: result.rawSize,
+        attempts: result.attempts,
+      };
+      let answer = result.json;
+      if (answer === undefined) {
+        try {
+          answer = JSON.parse(result.text);
+        } catch {
+          throw new SynError("bad_response", "Answer is not JSON", {
+            reason: "bad_response",
+            detail: "answer is not JSON",
+            envelope,
+            response,
+          });
+        }
+      }
+      let normalized: SynestheticAsset;
+      try {
+        normalized = normalizeAsset(answer, { prompt });
+      } catch (error) {
+        if (error instanceof SynError) {
+          throw new SynError("bad_response", error.message, {
+            reason: "bad_response",
+            detail: error.message,
+            issues: error.data.issues,
+            envelope,
+            response,
+          });
+        }
+        throw error;
+      }
+      const provenance = buildProvenance({
+        engine,
+        endpoint: config.mode === "live" ? config.endpoint : null,
+        apiVersion: config.apiVersion,
+        model: result.model || config.model,
+        temperature,
+        seed: seed ?? null,
+        traceId,
+        mode: result.mode,
+        now: clock.now(),
+        responseHash: result.responseHash,
+      });
+      return { asset: withProvenance(normalized, provenance), envelope, provenance, response };
+    },
+  };
+}

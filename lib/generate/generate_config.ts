@@ -1,0 +1,104 @@
+import { UsageError } from "../core/mod.ts";
+import { type EngineName, ENGINES } from "./asset.ts";
+import { DEFAULT_LOG_DIR } from "./labs_log.ts";
+
+/** Flags of `syn generate`, already parsed (numbers as numbers). */
+export interface GenerateFlags {
+  engine?: string;
+  seed?: number;
+  temperature?: number;
+  timeoutS?: number;
+  strict?: boolean;
+  relaxed?: boolean;
+  out?: string;
+  logDir?: string;
+  concurrency?: number;
+}
+
+/** Where a setting came from, for `--help`-style explanations and tests. */
+export type SettingSource = "flag" | "env" | "default";
+
+/** Everything a generation run needs, resolved once (flag > env > default) and frozen. */
+export interface GenerateConfig {
+  readonly engine: EngineName;
+  readonly seed: number | null;
+  readonly temperature: number | null;
+  /** Total time for one provider call, seconds; `null` keeps the spec's 35 s. */
+  readonly timeoutS: number | null;
+  /** `LABS_FAIL_FAST`: strict makes any validation failure a non-zero exit. */
+  readonly strict: boolean;
+  /** Folder valid assets are written to (absolute). */
+  readonly outDir: string;
+  /** Root of the Labs logs (absolute). */
+  readonly logDir: string;
+  readonly concurrency: number;
+  readonly sources: Readonly<
+    { strict: SettingSource; logDir: SettingSource; outDir: SettingSource }
+  >;
+}
+
+/** The default folder for generated assets, relative to the working directory. */
+export const DEFAULT_OUT_DIR = "meta/output/assets";
+
+function absolute(path: string, cwd: string): string {
+  return path.startsWith("/") ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
+}
+
+function parseFailFast(value: string): boolean {
+  const text = value.trim().toLowerCase();
+  if (["1", "true", "yes", "on", "strict"].includes(text)) return true;
+  if (["0", "false", "no", "off", "relaxed"].includes(text)) return false;
+  throw new UsageError(`LABS_FAIL_FAST must be 1 (strict) or 0 (relaxed): ${value}`);
+}
+
+/**
+ * Resolves the run's settings once. `--strict`/`--relaxed` win over `LABS_FAIL_FAST`,
+ * which wins over the default: strict (a failed validation exits non-zero, the safe
+ * choice for scripts). `--log-dir` wins over `LABS_LOG_DIR` over `meta/output/labs`;
+ * `--out` wins over `LABS_OUTPUT_DIR` over `meta/output/assets`; both relative to `cwd`.
+ */
+export function resolveGenerateConfig(
+  flags: GenerateFlags,
+  options: { env: (name: string) => string | undefined; cwd: string },
+): GenerateConfig {
+  const { env, cwd } = options;
+  const engine = flags.engine ?? "deterministic";
+  if (!(ENGINES as readonly string[]).includes(engine)) {
+    throw new UsageError(`--engine must be one of ${ENGINES.join(", ")}: ${engine}`);
+  }
+  if (flags.strict && flags.relaxed) {
+    throw new UsageError("--strict and --relaxed exclude each other");
+  }
+  let strict = true;
+  let strictSource: SettingSource = "default";
+  const failFast = env("LABS_FAIL_FAST")?.trim();
+  if (flags.strict || flags.relaxed) {
+    strict = Boolean(flags.strict);
+    strictSource = "flag";
+  } else if (failFast) {
+    strict = parseFailFast(failFast);
+    strictSource = "env";
+  }
+  const pick = (flag: string | undefined, name: string, fallback: string) => {
+    const fromEnv = env(name)?.trim();
+    if (flag) return { value: absolute(flag, cwd), source: "flag" as const };
+    if (fromEnv) return { value: absolute(fromEnv, cwd), source: "env" as const };
+    return { value: absolute(fallback, cwd), source: "default" as const };
+  };
+  const logDir = pick(flags.logDir, "LABS_LOG_DIR", DEFAULT_LOG_DIR);
+  const outDir = pick(flags.out, "LABS_OUTPUT_DIR", DEFAULT_OUT_DIR);
+  if (flags.temperature !== undefined && (flags.temperature < 0 || flags.temperature > 2)) {
+    throw new UsageError(`--temperature must be between 0 and 2: ${flags.temperature}`);
+  }
+  return Object.freeze({
+    engine: engine as EngineName,
+    seed: flags.seed ?? null,
+    temperature: flags.temperature ?? null,
+    timeoutS: flags.timeoutS ?? null,
+    strict,
+    outDir: outDir.value,
+    logDir: logDir.value,
+    concurrency: flags.concurrency ?? 4,
+    sources: Object.freeze({ strict: strictSource, logDir: logDir.source, outDir: outDir.source }),
+  });
+}

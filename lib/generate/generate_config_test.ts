@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { UsageError } from "../core/mod.ts";
+import { resolveGenerateConfig } from "./generate_config.ts";
+
+const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const cwd = "/work/here";
+
+Deno.test("resolveGenerateConfig() takes strictness from flag, then LABS_FAIL_FAST, then default strict", () => {
+  const resolve = (flags: { strict?: boolean; relaxed?: boolean }, env: Record<string, string>) => {
+    const config = resolveGenerateConfig(flags, { env: envOf(env), cwd });
+    return [config.strict, config.sources.strict];
+  };
+  assert.deepEqual(resolve({}, {}), [true, "default"]);
+  assert.deepEqual(resolve({}, { LABS_FAIL_FAST: "0" }), [false, "env"]);
+  assert.deepEqual(resolve({}, { LABS_FAIL_FAST: "1" }), [true, "env"]);
+  assert.deepEqual(resolve({ strict: true }, { LABS_FAIL_FAST: "0" }), [true, "flag"]);
+  assert.deepEqual(resolve({ relaxed: true }, { LABS_FAIL_FAST: "1" }), [false, "flag"]);
+  assert.throws(() => resolve({ strict: true, relaxed: true }, {}), UsageError);
+  assert.throws(() => resolve({}, { LABS_FAIL_FAST: "maybe" }), /LABS_FAIL_FAST must be 1/);
+});
+
+Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > default against cwd", () => {
+  const none = resolveGenerateConfig({}, { env: envOf({}), cwd });
+  assert.equal(none.logDir, "/work/here/meta/output/labs");
+  assert.equal(none.outDir, "/work/here/meta/output/assets");
+  const env = resolveGenerateConfig({}, {
+    env: envOf({ LABS_LOG_DIR: "logs", LABS_OUTPUT_DIR: "/abs/out" }),
+    cwd,
+  });
+  assert.deepEqual([env.logDir, env.outDir, env.sources.logDir], [
+    "/work/here/logs",
+    "/abs/out",
+    "env",
+  ]);
+  const flag = resolveGenerateConfig({ logDir: "/flag/logs", out: "o" }, {
+    env: envOf({ LABS_LOG_DIR: "logs" }),
+    cwd,
+  });
+  assert.deepEqual([flag.logDir, flag.outDir, flag.sources.logDir], [
+    "/flag/logs",
+    "/work/here/o",
+    "flag",
+  ]);
+});
+
+Deno.test("resolveGenerateConfig() freezes the result and checks the engine", () => {
+  const config = resolveGenerateConfig({ engine: "gemini", seed: 3 }, { env: envOf({}), cwd });
+  assert.equal(config.engine, "gemini");
+  assert.equal(config.seed, 3);
+  assert.ok(Object.isFrozen(config));
+  assert.throws(
+    () => resolveGenerateConfig({ engine: "gpt5" }, { env: envOf({}), cwd }),
+    /--engine must be one of/,
+  );
+  assert.equal(resolveGenerateConfig({}, { env: envOf({}), cwd }).engine, "deterministic");
+});

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { loadSchemaStore } from "../schema/mod.ts";
+import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "../../tests/fakes/shared.ts";
+import { SYNTH_TYPES } from "./asset.ts";
+import { generateDeterministic } from "./generate_deterministic.ts";
+import { normalizeAsset } from "./normalize_asset.ts";
+import { preflightAsset } from "./preflight_asset.ts";
+
+Deno.test("generateDeterministic() gives the same asset for the same prompt and seed", () => {
+  const first = generateDeterministic("a calm blue ocean at dusk", { seed: 42 });
+  const second = generateDeterministic("a calm blue ocean at dusk", { seed: 42 });
+  assert.deepEqual(first, second);
+  assert.equal(JSON.stringify(first), JSON.stringify(second));
+});
+
+Deno.test("generateDeterministic() varies with the seed", () => {
+  const one = generateDeterministic("a glowing shape", { seed: 1 });
+  const two = generateDeterministic("a glowing shape", { seed: 2 });
+  assert.notDeepEqual(one, two);
+});
+
+Deno.test("generateDeterministic() makes calm blue and angry red assets visibly different", () => {
+  const calm = generateDeterministic("a calm blue ocean at dusk", { seed: 0 });
+  const angry = generateDeterministic("angry red fire", { seed: 0 });
+  const palette = (asset: typeof calm) => asset.meta_info.palette as Record<string, string>;
+  const channels = (hex: string) =>
+    [1, 3, 5].map((index) => parseInt(hex.slice(index, index + 2), 16));
+  const [calmRed, , calmBlue] = channels(palette(calm).primary);
+  const [angryRed, , angryBlue] = channels(palette(angry).primary);
+  assert.ok(calmBlue > calmRed, `calm primary is blue: ${palette(calm).primary}`);
+  assert.ok(angryRed > angryBlue, `angry primary is red: ${palette(angry).primary}`);
+  assert.match(calm.shader.fragment_shader, /PRIMARY = vec3\(0\.1\d\d, 0\.3\d\d, 0\.9\d\d\)/);
+  assert.notEqual(calm.shader.name, angry.shader.name);
+  assert.ok(Number(calm.meta_info.tempo_bpm) < Number(angry.meta_info.tempo_bpm));
+  const intensity = (asset: typeof calm) => asset.haptic.input_parameters[0].default as number;
+  assert.ok(intensity(calm) < intensity(angry));
+  const options = (asset: typeof calm) =>
+    asset.tone.synth.options as Record<string, Record<string, number>>;
+  assert.ok(options(calm).envelope.attack > options(angry).envelope.attack);
+  assert.ok(calm.meta_info.tags.includes("calm") && calm.meta_info.tags.includes("ocean"));
+  assert.ok(angry.meta_info.tags.includes("angry") && angry.meta_info.tags.includes("fire"));
+  assert.ok(calm.meta_info.complexity !== angry.meta_info.complexity);
+});
+
+Deno.test("generateDeterministic() follows instrument and shape words", () => {
+  assert.equal(generateDeterministic("bells in the night").tone.synth.type, "Tone.MetalSynth");
+  assert.equal(generateDeterministic("a drum heartbeat").tone.synth.type, "Tone.MembraneSynth");
+  assert.equal(generateDeterministic("a spiral vortex").shader.name, "SpiralSDF");
+  assert.equal(generateDeterministic("a golden ring").shader.name, "RingSDF");
+  for (const prompt of ["", "x", "∞ 漢字 🎵"]) {
+    const asset = generateDeterministic(prompt, { seed: 3 });
+    assert.ok((SYNTH_TYPES as readonly string[]).includes(asset.tone.synth.type as string));
+    assert.deepEqual(preflightAsset(normalizeAsset(asset, { prompt })), []);
+  }
+});
+
+Deno.test("generateDeterministic() fills every section and the spec's minimum controls", () => {
+  const asset = generateDeterministic("a pulsing blue circle", { seed: 5 });
+  for (
+    const section of [
+      "shader",
+      "tone",
+      "haptic",
+      "control",
+      "modulations",
+      "rule_bundle",
+      "meta_info",
+    ]
+  ) {
+    assert.ok(asset[section], section);
+  }
+  const controls = asset.control.control_parameters;
+  assert.ok(
+    controls.some((c) => c.parameter === "shader.u_px" && c.mappings[0].action.axis === "mouse.x"),
+  );
+  assert.ok(
+    controls.some((c) =>
+      c.parameter === "shader.u_py" && c.mappings[0].action.axis === "mouse.y" &&
+      c.mappings[0].action.sensitivity < 0
+    ),
+  );
+  assert.equal(asset.meta_info.category, "multimodal");
+  assert.deepEqual(preflightAsset(asset), []);
+});
+
+Deno.test({
+  name: "generateDeterministic() assets validate against the conformance 0.7.3 set",
+  ignore: sharedMissing(CONFORMANCE_SCHEMAS),
+  fn: async () => {
+    const store = await loadSchemaStore({ schemasDir: sharedPath(CONFORMANCE_SCHEMAS) });
+    for (const prompt of ["a calm blue ocean at dusk", "angry red fire", "a pulsing blue circle"]) {
+      for (const temperature of [0, 0.7, 2]) {
+        const asset = normalizeAsset(generateDeterministic(prompt, { seed: 9, temperature }), {
+          prompt,
+        });
+        assert.deepEqual(store.validate(asset, "synesthetic-asset"), { ok: true, errors: [] });
+      }
+    }
+  },
+});

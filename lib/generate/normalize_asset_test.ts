@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import { SynError } from "../core/mod.ts";
+import { loadSchemaStore } from "../schema/mod.ts";
+import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "../../tests/fakes/shared.ts";
+import type { JsonObject } from "./asset.ts";
+import { canonicalBaseline } from "./canonical_baseline.ts";
+import { normalizeAsset } from "./normalize_asset.ts";
+
+/** A minimal answer in the Labs spec's section names. */
+function answer(): JsonObject {
+  return {
+    shader: { fragment_shader: "uniform float u_px; uniform float u_py; void main() {}" },
+    tone: { synth: { type: "Tone.FMSynth" } },
+    haptic: { intensity: 0.4 },
+    controls: [],
+    meta: { title: "Tiny" },
+  };
+}
+
+function issuesOf(fn: () => unknown): { path: string; msg: string }[] {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof SynError);
+    assert.equal(error.code, "bad_response");
+    return error.data.issues as { path: string; msg: string }[];
+  }
+  assert.fail("expected a bad_response");
+}
+
+Deno.test("normalizeAsset() maps controls → control and meta → meta_info, filling baseline defaults", () => {
+  const asset = normalizeAsset(answer(), { prompt: "a tiny thing" });
+  const baseline = canonicalBaseline();
+  assert.equal(asset.control.name, baseline.control.name);
+  assert.equal(asset.shader.vertex_shader, baseline.shader.vertex_shader);
+  assert.deepEqual(asset.shader.uniforms, baseline.shader.uniforms);
+  assert.equal(asset.tone.name, baseline.tone.name);
+  assert.deepEqual(
+    (asset.tone.synth.options as JsonObject).envelope,
+    (baseline.tone.synth.options as JsonObject).envelope,
+  );
+  assert.equal(asset.haptic.input_parameters[0].parameter, "haptic.intensity");
+  assert.equal(asset.haptic.input_parameters[0].default, 0.4);
+  assert.equal(asset.meta_info.category, "multimodal");
+  assert.equal(asset.meta_info.title, "Tiny");
+  assert.equal(asset.name, "Tiny");
+  assert.equal(asset.meta_info.description, "a tiny thing");
+  assert.deepEqual(asset.meta_info.tags, ["tiny", "thing"]);
+  assert.equal("controls" in asset, false);
+  assert.equal("meta" in asset, false);
+  const parameters = asset.control.control_parameters.map((control) => [
+    control.parameter,
+    control.mappings[0].action.axis,
+    Math.sign(control.mappings[0].action.sensitivity),
+  ]);
+  assert.deepEqual(parameters, [["shader.u_px", "mouse.x", 1], ["shader.u_py", "mouse.y", -1]]);
+});
+
+Deno.test("normalizeAsset() rejects unknown keys, wrong types and missing required fields", () => {
+  assert.deepEqual(issuesOf(() => normalizeAsset({ ...answer(), extra: 1 })), [
+    { path: "", msg: "unknown field 'extra'" },
+  ]);
+  const wrong = answer();
+  (wrong.tone as JsonObject).synth = { type: "Tone.Banjo" };
+  (wrong.haptic as JsonObject).intensity = true;
+  assert.deepEqual(issuesOf(() => normalizeAsset(wrong)), [
+    { path: "/haptic/intensity", msg: "expected a number, got boolean" },
+    {
+      path: "/tone/synth/type",
+      msg:
+        'must be one of Tone.Synth, Tone.PolySynth, Tone.MonoSynth, Tone.FMSynth, Tone.AMSynth, Tone.DuoSynth, Tone.MembraneSynth, Tone.MetalSynth, Tone.PluckSynth, got "Tone.Banjo"',
+    },
+  ]);
+  const missing = answer();
+  delete (missing.shader as JsonObject).fragment_shader;
+  delete missing.tone;
+  assert.deepEqual(issuesOf(() => normalizeAsset(missing)), [
+    { path: "", msg: "missing required section 'tone'" },
+    { path: "/shader", msg: "missing required field 'fragment_shader'" },
+  ]);
+  const control = answer();
+  control.controls = [{ parameter: "shader.u_r", mappings: [{ action: { axis: "mouse.z" } }] }];
+  assert.deepEqual(issuesOf(() => normalizeAsset(control)), [
+    { path: "/controls/0/mappings/0/action", msg: "missing required field 'sensitivity'" },
+    {
+      path: "/controls/0/mappings/0/action/axis",
+      msg: 'must be one of mouse.x, mouse.y, mouse.wheel, got "mouse.z"',
+    },
+  ]);
+  assert.equal(issuesOf(() => normalizeAsset([]))[0].msg, "expected an object, got array");
+  const forged = answer();
+  (forged.meta as JsonObject).provenance = { engine: "forged" };
+  assert.deepEqual(issuesOf(() => normalizeAsset(forged)), [{
+    path: "/meta",
+    msg: "unknown field 'provenance'",
+  }]);
+});
+
+Deno.test("normalizeAsset() coerces numeric strings only where a number fits", () => {
+  const input = answer();
+  (input.haptic as JsonObject).intensity = " 0.75 ";
+  input.controls = [{
+    parameter: "shader.u_r",
+    label: "Radius",
+    default: "0.5",
+    min: "0.1",
+    max: "2",
+    mappings: [{ action: { axis: "mouse.wheel", sensitivity: "-1e-2" } }],
+  }];
+  const asset = normalizeAsset(input);
+  assert.equal(asset.haptic.input_parameters[0].default, 0.75);
+  const radius = asset.control.control_parameters.find((c) => c.parameter === "shader.u_r")!;
+  assert.equal(radius.min, 0.1);
+  assert.equal(radius.max, 2);
+  assert.equal(radius.mappings[0].action.sensitivity, -0.01);
+  assert.deepEqual(radius.mappings[0].combo, { wheel: true });
+  // A control default may be a string: "0.5" is ambiguous there and stays a string.
+  assert.equal(radius.default, "0.5");
+  const bad = answer();
+  (bad.haptic as JsonObject).intensity = "0.7 or so";
+  assert.deepEqual(issuesOf(() => normalizeAsset(bad)), [
+    { path: "/haptic/intensity", msg: "expected a number, got string" },
+  ]);
+});
+
+Deno.test("normalizeAsset() never follows URLs or $ref and survives hostile keys", () => {
+  const input = answer();
+  (input.tone as JsonObject).synth = {
+    type: "Tone.Synth",
+    options: {
+      oscillator: { type: "sine", $ref: "file:///etc/passwd" },
+      envelope: {},
+      volume: -10,
+    },
+  };
+  (input.shader as JsonObject).fragment_shader =
+    "// https://example.invalid/evil.glsl\nvoid main() {}";
+  const originalFetch = globalThis.fetch;
+  let fetched = 0;
+  globalThis.fetch = () => {
+    fetched++;
+    return Promise.reject(new Error("no"));
+  };
+  try {
+    const asset = normalizeAsset(input);
+    const oscillator = (asset.tone.synth.options as JsonObject).oscillator as JsonObject;
+    assert.equal(oscillator.$ref, "file:///etc/passwd");
+    assert.match(asset.shader.fragment_shader, /example\.invalid/);
+  } finally {
+    globalThis.fetch = originalFetch;
+  }
+  assert.equal(fetched, 0);
+  assert.deepEqual(issuesOf(() => normalizeAsset({ ...answer(), $ref: "http://x" })), [
+    { path: "", msg: "unknown field '$ref'" },
+  ]);
+  const proto = JSON.parse('{"__proto__": {"polluted": true}}');
+  const hostile = answer();
+  (hostile.tone as JsonObject).synth = { type: "Tone.Synth", options: proto };
+  const asset = normalizeAsset(hostile);
+  assert.equal(({} as JsonObject).polluted, undefined);
+  assert.ok(Object.hasOwn(asset.tone.synth.options as object, "__proto__"));
+  let deep: unknown = 1;
+  for (let index = 0; index < 200; index++) deep = { deep };
+  const nested = answer();
+  (nested.tone as JsonObject).synth = { type: "Tone.Synth", options: { deep } };
+  assert.match(issuesOf(() => normalizeAsset(nested))[0].msg, /nested deeper than/);
+});
+
+Deno.test({
+  name: "normalizeAsset() output of a minimal answer validates against the conformance set",
+  ignore: sharedMissing(CONFORMANCE_SCHEMAS),
+  fn: async () => {
+    const store = await loadSchemaStore({ schemasDir: sharedPath(CONFORMANCE_SCHEMAS) });
+    assert.deepEqual(store.validate(normalizeAsset(answer()), "synesthetic-asset"), {
+      ok: true,
+      errors: [],
+    });
+    assert.deepEqual(store.validate(normalizeAsset(canonicalBaseline()), "synesthetic-asset"), {
+      ok: true,
+      errors: [],
+    });
+  },
+});

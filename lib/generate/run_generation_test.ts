@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import { FakeClock, readJsonl } from "../core/mod.ts";
+import type { ModelConfig } from "../llm/mod.ts";
+import { createExternalGenerator } from "./external_generator.ts";
+import { resolveGenerateConfig } from "./generate_config.ts";
+import { LabsLog } from "./labs_log.ts";
+import { runBatch, runGeneration } from "./run_generation.ts";
+import { fakeValidator } from "./testdata/fake_validator.ts";
+import { recordSchemas } from "./testdata/record_schemas.ts";
+
+function setup(flags: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const dir = Deno.makeTempDirSync({ prefix: "syn_gen_" });
+  const config = resolveGenerateConfig(flags, { env: (name) => env[name], cwd: dir });
+  let next = 0;
+  return {
+    dir,
+    config,
+    log: new LabsLog(config.logDir),
+    clock: new FakeClock(Date.UTC(2025, 9, 2)),
+    newTraceId: () => `00000000-0000-4000-8000-${String(++next).padStart(12, "0")}`,
+    [Symbol.dispose]: () => Deno.removeSync(dir, { recursive: true }),
+  };
+}
+
+const mockConfig = (provider: "gemini" | "openai" | "anthropic"): ModelConfig =>
+  Object.freeze({
+    provider,
+    model: `${provider}-test-model`,
+    endpoint: `https://${provider}.invalid/v1`,
+    mode: "mock",
+    apiVersion: "v1",
+    timeouts: { connectMs: 1000, readMs: 1000, totalMs: 1000 },
+    maxRetries: 0,
+    secrets: [],
+  });
+
+async function checkRecords(log: LabsLog, stream: "generator" | "external") {
+  const store = await recordSchemas();
+  const records = await readJsonl(log.path(stream));
+  for (const record of records) {
+    assert.deepEqual(store.validate(record, stream), { ok: true, errors: [] });
+  }
+  return records as Record<string, unknown>[];
+}
+
+Deno.test("runGeneration() validates, persists and logs a deterministic asset", async () => {
+  using world = setup({ seed: 7 });
+  const validator = fakeValidator();
+  const outcome = await runGeneration("a pulsing blue circle", world.config, {
+    ...world,
+    validator,
+  });
+  assert.equal(outcome.status, "ok");
+  assert.equal(outcome.exit_code, 0);
+  assert.equal(validator.assets.length, 1);
+  const written = JSON.parse(Deno.readTextFileSync(outcome.asset_path!)) as {
+    meta_info: { provenance: unknown };
+  };
+  assert.deepEqual(written, outcome.asset);
+  assert.deepEqual(written.meta_info.provenance, {
+    engine: "deterministic",
+    api_endpoint: null,
+    api_version: "1",
+    model: "syn-deterministic-1",
+    parameters: { temperature: null, seed: 7 },
+    trace_id: "00000000-0000-4000-8000-000000000001",
+    mode: "local",
+    timestamp: "2025-10-02T00:00:00.000Z",
+    response_hash: outcome.response_hash,
+  });
+  assert.match(outcome.response_hash!, /^[0-9a-f]{16}$/);
+  const [record] = await checkRecords(world.log, "generator");
+  assert.equal(record.trace_id, outcome.trace_id);
+  assert.equal(record.severity, "info");
+  await assert.rejects(() => Deno.stat(world.log.path("external")));
+});
+
+Deno.test("runGeneration() never persists an invalid asset: strict exits 1, relaxed warns and exits 0", async () => {
+  for (const strict of [true, false]) {
+    using world = setup(strict ? { strict: true } : { relaxed: true });
+    const validator = fakeValidator(() => ({
+      ok: false,
+      reason: "validation_failed",
+      errors: [{ path: "/shader", msg: "must have required property 'name'" }],
+    }));
+    const outcome = await runGeneration("angry red fire", world.config, { ...world, validator });
+    assert.equal(outcome.status, "invalid");
+    assert.equal(outcome.asset_path, null);
+    assert.equal(outcome.exit_code, strict ? 1 : 0);
+    assert.equal(outcome.severity, strict ? "error" : "warning");
+    assert.deepEqual(outcome.failure, {
+      reason: "validation_failed",
+      detail: "/shader must have required property 'name'",
+    });
+    assert.equal(validator.assets.length, 1);
+    await assert.rejects(() => Deno.stat(world.config.outDir));
+    const [record] = await checkRecords(world.log, "generator");
+    assert.equal(record.severity, strict ? "error" : "warning");
+  }
+});
+
+Deno.test("runGeneration() still calls the validator after a failed pre-flight", async () => {
+  using world = setup({ engine: "gemini", relaxed: true });
+  const validator = fakeValidator();
+  const external = createExternalGenerator("gemini", mockConfig("gemini"), { clock: world.clock });
+  const outcome = await runGeneration("a thing [mock:out-of-range]", world.config, {
+    ...world,
+    validator,
+    external,
+  });
+  assert.equal(validator.assets.length, 1);
+  assert.equal(outcome.status, "invalid");
+  assert.equal(outcome.failure?.reason, "validation_failed");
+  assert.match(outcome.failure!.detail, /haptic intensity must be in \[0, 1\], got 1\.7/);
+  const [entry] = await checkRecords(world.log, "external");
+  assert.equal(entry.severity, "warning");
+  assert.equal(entry.mode, "mock");
+  assert.deepEqual(entry.failure, outcome.failure);
+});
+
+Deno.test("runGeneration() logs a structured transport failure from the validator", async () => {
+  using world = setup({ engine: "openai" });
+  const validator = fakeValidator(() => ({
+    ok: false,
+    reason: "validation_failed",
+    errors: [{ path: "", msg: "payload_too_large" }],
+    detail: "request is 1200000 bytes, over the 1 MiB cap",
+  }));
+  const external = createExternalGenerator("openai", mockConfig("openai"), { clock: world.clock });
+  const outcome = await runGeneration("neon rain", world.config, { ...world, validator, external });
+  assert.equal(outcome.exit_code, 1);
+  const [entry] = await checkRecords(world.log, "external");
+  assert.deepEqual(entry.failure, {
+    reason: "validation_failed",
+    detail: "request is 1200000 bytes, over the 1 MiB cap",
+  });
+  assert.deepEqual((entry.mcp_result as { errors: unknown }).errors, [{
+    path: "",
+    msg: "payload_too_large",
+  }]);
+});
+
+Deno.test("runGeneration() with every external engine in mock mode normalizes and persists", async () => {
+  for (const engine of ["gemini", "openai", "anthropic"] as const) {
+    using world = setup({ engine, seed: 11 });
+    const validator = fakeValidator();
+    const external = createExternalGenerator(engine, mockConfig(engine), { clock: world.clock });
+    const outcome = await runGeneration("a calm blue ocean at dusk", world.config, {
+      ...world,
+      validator,
+      external,
+    });
+    assert.equal(outcome.status, "ok", JSON.stringify(outcome.failure));
+    const provenance = outcome.asset!.meta_info.provenance!;
+    assert.equal(provenance.engine, engine);
+    assert.equal(provenance.mode, "mock");
+    assert.equal(provenance.model, `${engine}-test-model`);
+    assert.deepEqual(provenance.parameters, { temperature: null, seed: 11 });
+    const [entry] = await checkRecords(world.log, "external");
+    assert.deepEqual(entry.provenance, provenance);
+    assert.equal((entry.raw_response as { hash: string }).hash, provenance.response_hash);
+    assert.equal(entry.transport, "memory");
+  }
+});
+
+Deno.test("runBatch() keeps order, reuses one validator and survives a failing prompt", async () => {
+  using world = setup({ engine: "openai" });
+  const validator = fakeValidator();
+  const external = createExternalGenerator("openai", mockConfig("openai"), {
+    clock: world.clock,
+    mockAnswer: (envelope) => {
+      if (envelope.prompt === "boom") throw new Error("mock exploded");
+      return envelope.prompt === "junk" ? { nonsense: true } : undefined;
+    },
+  });
+  const progress: number[] = [];
+  const prompts = ["one", "boom", "junk", "four"];
+  const realAnswer = createExternalGenerator("openai", mockConfig("openai"), {
+    clock: world.clock,
+  });
+  const outcomes = await runBatch(prompts, world.config, {
+    ...world,
+    validator,
+    external: {
+      ...external,
+      generate: (prompt, ...rest) =>
+        prompt === "one" || prompt === "four"
+          ? realAnswer.generate(prompt, ...rest)
+          : external.generate(prompt, ...rest),
+    },
+  }, { concurrency: 2, onProgress: (done) => void progress.push(done) });
+  assert.deepEqual(outcomes.map((outcome) => outcome.prompt), prompts);
+  assert.deepEqual(outcomes.map((outcome) => outcome.status), ["ok", "failed", "failed", "ok"]);
+  assert.equal(outcomes[2].failure?.reason, "bad_response");
+  assert.deepEqual(progress, [1, 2, 3, 4]);
+  assert.equal(validator.assets.length, 2);
+  const records = await checkRecords(world.log, "generator");
+  assert.equal(records.length, 4);
+});

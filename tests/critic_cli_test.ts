@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { readJsonl } from "../lib/core/mod.ts";
+import { critiqueAsset, generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
+import { loadSchemaStore } from "../lib/schema/mod.ts";
+import { runSyn } from "./fakes/cli_io.ts";
+import { tempDir } from "./generate_fakes.ts";
+
+const good = () => normalizeAsset(generateDeterministic("a calm blue ocean at dusk", { seed: 3 }));
+
+Deno.test("critiqueAsset() finds missing targets, a silent tone, haptic out of range and unused uniforms", () => {
+  assert.deepEqual(critiqueAsset(good()).filter((issue) => issue.severity !== "info"), []);
+  const asset = good();
+  asset.control.control_parameters[2].parameter = "shader.u_missing";
+  (asset.tone.synth.options as Record<string, unknown>).volume = "-inf";
+  asset.haptic.input_parameters[0].default = 1.4;
+  asset.modulations![0].target = "shader.u_gone";
+  asset.modulations![1].target = "tone.nowhere";
+  asset.shader.uniforms.push({ name: "u_unused", type: "float", stage: "fragment", default: 0 });
+  const issues = critiqueAsset(asset).map((issue) => [issue.code, issue.path, issue.severity]);
+  assert.deepEqual(issues, [
+    ["control_target_missing", "/control/control_parameters/2/parameter", "error"],
+    ["haptic_out_of_range", "/haptic/input_parameters/0/default", "error"],
+    ["modulation_target_missing", "/modulations/0/target", "error"],
+    ["modulation_target_missing", "/modulations/1/target", "warning"],
+    ["uniform_unused", "/shader/uniforms/6", "info"],
+    ["silent_tone", "/tone/synth/options/volume", "error"],
+  ]);
+  const quiet = good();
+  quiet.tone.input_parameters = [{
+    name: "Volume",
+    parameter: "volume",
+    path: "tone.volume",
+    type: "float",
+    default: -80,
+  }];
+  assert.ok(
+    critiqueAsset(quiet).some((issue) =>
+      issue.code === "silent_tone" && issue.path === "/tone/input_parameters/0/default"
+    ),
+  );
+  const noPointer = good();
+  noPointer.control.control_parameters = noPointer.control.control_parameters.slice(2);
+  assert.deepEqual(
+    critiqueAsset(noPointer).filter((issue) => issue.code === "pointer_control_missing").map((
+      issue,
+    ) => issue.message),
+    ["no mouse.x control for shader.u_px", "no inverted mouse.y control for shader.u_py"],
+  );
+});
+
+Deno.test("syn critique validates through the service, checks quality and logs to critic.jsonl", async () => {
+  using work = tempDir();
+  const env = { MCP_READY_FILE: `${work.path}/mcp.ready`, LABS_LOG_DIR: "labs" };
+  await Deno.writeTextFile(`${work.path}/good.json`, JSON.stringify(good()));
+  const bad = good() as unknown as Record<string, unknown>;
+  (bad.haptic as { input_parameters: { default: number }[] }).input_parameters[0].default = 3;
+  (bad.shader as Record<string, unknown>).vertex_shader = 42;
+  await Deno.writeTextFile(`${work.path}/bad.json`, JSON.stringify(bad));
+
+  const ok = await runSyn(["critique", "good.json"], { cwd: work.path, env });
+  assert.equal(ok.code, 0, ok.stderr);
+  const okRecord = JSON.parse(ok.stdout);
+  assert.equal(okRecord.ok, true);
+  assert.deepEqual(okRecord.mcp_result, { ok: true, errors: [] });
+  assert.equal(okRecord.transport, "stdio");
+
+  const failed = await runSyn(["critique", "bad.json"], { cwd: work.path, env });
+  assert.equal(failed.code, 1);
+  const record = JSON.parse(failed.stdout);
+  assert.equal(record.mcp_result.ok, false);
+  assert.ok(
+    record.mcp_result.errors.some((error: { path: string }) =>
+      error.path === "/shader/vertex_shader"
+    ),
+  );
+  assert.ok(record.issues.some((issue: { code: string }) => issue.code === "haptic_out_of_range"));
+  assert.match(failed.stderr, /not ok: schema invalid/);
+
+  const records = await readJsonl(`${work.path}/labs/critic.jsonl`) as Record<string, unknown>[];
+  assert.deepEqual(records.map((entry) => entry.ok), [true, false]);
+  const store = await loadSchemaStore({
+    schemasDir: new URL("../schemas/records", import.meta.url).pathname,
+  });
+  for (const entry of records) {
+    assert.deepEqual(store.validate(entry, "critic"), { ok: true, errors: [] });
+  }
+
+  const missing = await runSyn(["critique", "nope.json"], { cwd: work.path, env });
+  assert.equal(missing.code, 2);
+  await Deno.writeTextFile(`${work.path}/broken.json`, '{\n  "name": ,\n}');
+  const broken = await runSyn(["critique", "broken.json"], { cwd: work.path, env });
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /broken\.json:2:\d+/);
+});

@@ -1,0 +1,111 @@
+import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
+import { CONFORMANCE_SCHEMAS, sharedPath } from "./fakes/shared.ts";
+
+/**
+ * A validator service over real TCP (NDJSON JSON-RPC) that validates with the
+ * conformance schema set and counts what it is asked: `MCP_ENDPOINT=tcp` tests point
+ * `syn` at it to prove the validator is called, and how often.
+ */
+export interface CountingValidator {
+  port: number;
+  env: Record<string, string>;
+  readonly calls: number;
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+export async function startCountingValidator(): Promise<CountingValidator> {
+  const store: SchemaStore = await loadSchemaStore({ schemasDir: sharedPath(CONFORMANCE_SCHEMAS) });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let calls = 0;
+  let connections = 0;
+  const open = new Set<Deno.Conn>();
+  const tasks: Promise<void>[] = [];
+  const serve = async (conn: Deno.Conn) => {
+    connections++;
+    open.add(conn);
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let buffer = "";
+    try {
+      for await (const chunk of conn.readable) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let newline;
+        while ((newline = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          if (!line.trim()) continue;
+          const request = JSON.parse(line);
+          let result: unknown = { ok: false, reason: "unsupported" };
+          if (request.method === "validate_asset") {
+            calls++;
+            const asset = { ...request.params.asset };
+            delete asset.$schema;
+            result = { ...store.validate(asset, "synesthetic-asset") };
+            if (!(result as { ok: boolean }).ok) {
+              (result as Record<string, unknown>).reason = "validation_failed";
+            }
+          }
+          if (request.id === undefined) continue;
+          await conn.write(
+            encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: request.id, result }) + "\n"),
+          );
+        }
+      }
+    } catch {
+      // the client went away
+    } finally {
+      open.delete(conn);
+      try {
+        conn.close();
+      } catch {
+        // already closed
+      }
+    }
+  };
+  const accepting = (async () => {
+    try {
+      for await (const conn of listener) tasks.push(serve(conn));
+    } catch {
+      // listener closed
+    }
+  })();
+  const port = (listener.addr as Deno.NetAddr).port;
+  return {
+    port,
+    env: { MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(port) },
+    get calls() {
+      return calls;
+    },
+    get connections() {
+      return connections;
+    },
+    async close() {
+      listener.close();
+      await accepting;
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch {
+          // already closed
+        }
+      }
+      await Promise.all(tasks);
+    },
+  };
+}
+
+/** Every file under a folder, recursively. */
+export function* filesUnder(dir: string): Generator<string> {
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* filesUnder(path);
+    else if (entry.isFile) yield path;
+  }
+}
+
+/** A temporary working folder removed on dispose. */
+export function tempDir(prefix = "syn_generate_"): { path: string } & Disposable {
+  const path = Deno.makeTempDirSync({ prefix });
+  return { path, [Symbol.dispose]: () => Deno.removeSync(path, { recursive: true }) };
+}

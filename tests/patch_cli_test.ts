@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { readJsonl } from "../lib/core/mod.ts";
+import { contentId, generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
+import { loadSchemaStore } from "../lib/schema/mod.ts";
+import { runSyn } from "./fakes/cli_io.ts";
+import { tempDir } from "./generate_fakes.ts";
+
+Deno.test("syn patch preview, apply and rate: validated before anything is written, all logged", async () => {
+  using work = tempDir();
+  const env = { MCP_READY_FILE: `${work.path}/mcp.ready`, LABS_LOG_DIR: "labs" };
+  const asset = normalizeAsset(generateDeterministic("a pulsing blue circle", { seed: 1 }));
+  const original = JSON.stringify(asset, null, 2);
+  await Deno.writeTextFile(`${work.path}/asset.json`, original);
+  const good = [
+    { op: "replace", path: "/name", value: "Brighter Circle" },
+    { op: "add", path: "/meta_info/tags/-", value: "brighter" },
+  ];
+  const bad = [{ op: "replace", path: "/shader/fragment_shader", value: 7 }];
+  await Deno.writeTextFile(`${work.path}/good.patch.json`, JSON.stringify(good));
+  await Deno.writeTextFile(`${work.path}/bad.patch.json`, JSON.stringify(bad));
+  await Deno.writeTextFile(
+    `${work.path}/broken.patch.json`,
+    JSON.stringify([{ op: "remove", path: "/nope" }]),
+  );
+
+  const preview = await runSyn(["patch", "preview", "asset.json", "good.patch.json"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(preview.code, 0, preview.stderr);
+  const previewed = JSON.parse(preview.stdout);
+  assert.equal(previewed.ok, true);
+  assert.equal(previewed.result.name, "Brighter Circle");
+  assert.deepEqual(previewed.diff, [
+    { op: "replace", path: "/meta_info/tags", value: [...asset.meta_info.tags, "brighter"] },
+    { op: "replace", path: "/name", value: "Brighter Circle" },
+  ]);
+  assert.equal(previewed.patch_id, contentId(good));
+  assert.equal(
+    await Deno.readTextFile(`${work.path}/asset.json`),
+    original,
+    "preview writes nothing",
+  );
+
+  const invalid = await runSyn(["patch", "apply", "asset.json", "bad.patch.json"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(invalid.code, 1);
+  assert.match(invalid.stderr, /validation_failed: .*fragment_shader.*\(nothing written\)/);
+  assert.equal(
+    await Deno.readTextFile(`${work.path}/asset.json`),
+    original,
+    "invalid result not written",
+  );
+
+  const failing = await runSyn(["patch", "preview", "asset.json", "broken.patch.json"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(failing.code, 1);
+  assert.equal(JSON.parse(failing.stdout).failure.reason, "patch_error");
+
+  const applied = await runSyn([
+    "patch",
+    "apply",
+    "asset.json",
+    "good.patch.json",
+    "--out",
+    "v2.json",
+  ], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(applied.code, 0, applied.stderr);
+  assert.equal(JSON.parse(await Deno.readTextFile(`${work.path}/v2.json`)).name, "Brighter Circle");
+  assert.equal(await Deno.readTextFile(`${work.path}/asset.json`), original);
+  const inPlace = await runSyn(["patch", "apply", "asset.json", "good.patch.json"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(inPlace.code, 0, inPlace.stderr);
+  assert.equal(
+    JSON.parse(await Deno.readTextFile(`${work.path}/asset.json`)).name,
+    "Brighter Circle",
+  );
+
+  const rateAsset = await runSyn(["patch", "rate", "v2.json", "4", "--note", "warmer"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(rateAsset.code, 0, rateAsset.stderr);
+  const ratePatch = await runSyn(["patch", "rate", "good.patch.json", "5"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(JSON.parse(ratePatch.stdout).target_id, contentId(good));
+  const outOfRange = await runSyn(["patch", "rate", "v2.json", "6"], { cwd: work.path, env });
+  assert.equal(outOfRange.code, 2);
+
+  const records = await readJsonl(`${work.path}/labs/patches.jsonl`) as Record<string, unknown>[];
+  assert.deepEqual(records.map((record) => [record.action, record.ok ?? record.rating]), [
+    ["preview", true],
+    ["apply", false],
+    ["preview", false],
+    ["apply", true],
+    ["apply", true],
+    ["rate", 4],
+    ["rate", 5],
+  ]);
+  assert.equal(records[5].trace_id, null);
+  assert.equal(records[5].kind, "asset");
+  assert.equal(records[6].kind, "patch");
+  const store = await loadSchemaStore({
+    schemasDir: new URL("../schemas/records", import.meta.url).pathname,
+  });
+  for (const record of records) {
+    assert.deepEqual(store.validate(record, "patches"), { ok: true, errors: [] });
+  }
+});
