@@ -3,7 +3,7 @@ import { UsageError } from "../core/mod.ts";
 import { resolveGenerateConfig } from "./generate_config.ts";
 
 const envOf = (values: Record<string, string>) => (name: string) => values[name];
-const cwd = "/work/here";
+const cwd = "/home/user/project";
 
 Deno.test("resolveGenerateConfig() takes strictness from flag, then LABS_FAIL_FAST, then default strict", () => {
   const resolve = (flags: { strict?: boolean; relaxed?: boolean }, env: Record<string, string>) => {
@@ -21,14 +21,14 @@ Deno.test("resolveGenerateConfig() takes strictness from flag, then LABS_FAIL_FA
 
 Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > default against cwd", () => {
   const none = resolveGenerateConfig({}, { env: envOf({}), cwd });
-  assert.equal(none.logDir, "/work/here/meta/output/labs");
-  assert.equal(none.outDir, "/work/here/meta/output/assets");
+  assert.equal(none.logDir, "/home/user/project/meta/output/labs");
+  assert.equal(none.outDir, "/home/user/project/meta/output/assets");
   const env = resolveGenerateConfig({}, {
     env: envOf({ LABS_LOG_DIR: "logs", LABS_OUTPUT_DIR: "/abs/out" }),
     cwd,
   });
   assert.deepEqual([env.logDir, env.outDir, env.sources.logDir], [
-    "/work/here/logs",
+    "/home/user/project/logs",
     "/abs/out",
     "env",
   ]);
@@ -38,7 +38,7 @@ Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > 
   });
   assert.deepEqual([flag.logDir, flag.outDir, flag.sources.logDir], [
     "/flag/logs",
-    "/work/here/o",
+    "/home/user/project/o",
     "flag",
   ]);
 });
