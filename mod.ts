@@ -13,3 +13,7 @@
 export * from "./lib/core/mod.ts";
 export * from "./lib/schema/mod.ts";
 export * from "./lib/patch/mod.ts";
+export * from "./lib/rpc/mod.ts";
+export * from "./lib/mcp/mod.ts";
+export * from "./lib/llm/mod.ts";
+export * from "./lib/generate/mod.ts";

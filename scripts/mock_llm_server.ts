@@ -20,6 +20,7 @@
 import { parseArgs } from "node:util";
 import { redactText } from "../lib/core/mod.ts";
 import { exampleFromSchema } from "../lib/llm/mod.ts";
+import { mockProviderAnswer, type RequestEnvelope } from "../lib/generate/mod.ts";
 
 export type MockProvider = "openai" | "gemini" | "anthropic";
 
@@ -696,6 +697,19 @@ function safeParse(text: string): unknown {
   }
 }
 
+/**
+ * For demos of `syn generate --engine=… ` in live mode against this server: a prompt that
+ * is a Labs request envelope gets the same prompt-dependent asset answer the mock mode
+ * gives; anything else falls back to the default answer.
+ */
+function answerGenerateEnvelope(context: MockAnswerContext): unknown {
+  const envelope = safeParse(context.prompt) as Partial<RequestEnvelope>;
+  if (typeof envelope.prompt !== "string" || typeof envelope.trace_id !== "string") {
+    return undefined;
+  }
+  return mockProviderAnswer(context.provider, envelope as RequestEnvelope);
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
@@ -716,6 +730,7 @@ if (import.meta.main) {
     .filter((value) => value.length >= 4);
   const server = await startMockLlmServer({
     port,
+    answer: answerGenerateEnvelope,
     log: (line) => console.log(redactText(line, secrets)),
   });
   console.log(`mock LLM server on ${server.url}`);

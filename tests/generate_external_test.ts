@@ -169,6 +169,46 @@ Deno.test({
 });
 
 Deno.test({
+  name: "syn generate --endpoint and --model win over *_ENDPOINT and *_MODEL",
+  ignore: noShared,
+  fn: () =>
+    withWorld(async ({ dir, server, live }) => {
+      // The environment points at a port nothing listens on; the flag must win.
+      const env = live("openai", {
+        OPENAI_ENDPOINT: "http://127.0.0.1:9/v1",
+        OPENAI_MODEL: "model-from-env",
+      });
+      const result = await runSyn([
+        "generate",
+        "--engine=openai",
+        "--endpoint",
+        server.openaiUrl,
+        "--model",
+        "model-from-flag",
+        "neon rain",
+      ], { cwd: dir, env });
+      assert.equal(result.code, 0, result.stderr);
+      const request = server.requests.at(-1)!;
+      assert.equal((request.body as JsonObject).model, "model-from-flag");
+      const asset = JSON.parse(await Deno.readTextFile(JSON.parse(result.stdout).asset_path));
+      assert.equal(asset.meta_info.provenance.model, "model-from-flag");
+      assert.equal(asset.meta_info.provenance.api_endpoint, server.openaiUrl);
+
+      // Without the flags, the environment wins over the defaults.
+      const fromEnv = await runSyn(["generate", "--engine=openai", "neon rain"], {
+        cwd: dir,
+        env: live("openai", { OPENAI_MODEL: "model-from-env" }),
+      });
+      assert.equal(fromEnv.code, 0, fromEnv.stderr);
+      assert.equal((server.requests.at(-1)!.body as JsonObject).model, "model-from-env");
+
+      const misuse = await runSyn(["generate", "--model", "x", "neon rain"], { cwd: dir, env });
+      assert.equal(misuse.code, 2);
+      assert.match(misuse.stderr, /--endpoint and --model apply to gemini, openai and anthropic/);
+    }),
+});
+
+Deno.test({
   name:
     "syn generate maps 401, 429, timeout, malformed JSON and oversize to failure reasons and exit 1",
   ignore: noShared,

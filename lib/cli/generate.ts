@@ -24,7 +24,9 @@ Engines:
                        External engines run in mock mode (canned answers) unless
                        LABS_EXTERNAL_LIVE=1 and the provider's key (GEMINI_API_KEY,
                        OPENAI_API_KEY, ANTHROPIC_API_KEY) are set. OPENAI_ENDPOINT may point
-                       at any OpenAI-compatible server; *_ENDPOINT and *_MODEL override defaults.
+                       at any OpenAI-compatible server.
+  --endpoint URL       provider base URL (wins over GEMINI_/OPENAI_/ANTHROPIC_ENDPOINT)
+  --model ID           provider model id (wins over GEMINI_/OPENAI_/ANTHROPIC_MODEL)
 
 Options:
   --seed N             same prompt + seed → same asset (deterministic default 0)
@@ -59,6 +61,8 @@ Examples:
 
 const OPTIONS = {
   engine: { type: "string" },
+  endpoint: { type: "string" },
+  model: { type: "string" },
   seed: { type: "string" },
   temperature: { type: "string" },
   "timeout-s": { type: "string" },
@@ -117,10 +121,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError("--concurrency applies to --batch only");
   }
 
+  if (config.engine === "deterministic" && (values.endpoint || values.model)) {
+    throw new UsageError("--endpoint and --model apply to gemini, openai and anthropic only");
+  }
   const secrets = secretsFromEnv(io.env);
   const external = config.engine === "deterministic" ? undefined : createExternalGenerator(
     config.engine as ExternalEngineName,
-    resolveModelConfig(config.engine as ExternalEngineName, { env: io.env }),
+    resolveModelConfig(config.engine as ExternalEngineName, {
+      flags: { endpoint: values.endpoint, model: values.model },
+      env: io.env,
+    }),
   );
   const log = new LabsLog(config.logDir, secrets);
   const say = (line: string) => io.stderr(redactValue(line, secrets));
