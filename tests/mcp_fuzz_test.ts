@@ -5,18 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startHarness, type TransportName } from "./mcp_channels.ts";
-
-/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from "./fakes/random.ts";
 
 interface Case {
   bytes: Uint8Array;

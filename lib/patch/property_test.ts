@@ -7,20 +7,9 @@ import assert from "node:assert/strict";
 import jsonpatch from "fast-json-patch";
 import { canonicalJson, escapePointerToken, parsePointer, resolvePointer } from "../core/mod.ts";
 import { apply, diff, type PatchOperation } from "./mod.ts";
+import { seededRandom } from "../../tests/fakes/random.ts";
 
 const BASE_SEED = 0x5eed_2024;
-
-/** mulberry32: small, fast, and good enough to spread test cases. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Generator {
   readonly random: () => number;
