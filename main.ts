@@ -2,6 +2,7 @@
  * Composition root: builds the real edges (stdio, env, cwd) and runs the CLI.
  * Everything below `lib/` takes the world as parameters.
  */
+import { fileURLToPath } from "node:url";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 
 const encoder = new TextEncoder();
@@ -16,7 +17,7 @@ async function writeAll(file: { write(p: Uint8Array): Promise<number> }, text: s
 export function selfCommand(): string[] {
   const executable = Deno.execPath();
   const isDeno = /(^|\/)deno(\.exe)?$/.test(executable);
-  return isDeno ? [executable, "run", "-A", new URL(import.meta.url).pathname] : [executable];
+  return isDeno ? [executable, "run", "-A", fileURLToPath(new URL(import.meta.url))] : [executable];
 }
 
 export function realIo(): CliIo {

@@ -9,6 +9,7 @@
  *
  *   deno run -A scripts/bench_generate.ts [--runs 15] [--batch 400]
  */
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
@@ -17,7 +18,7 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 const batchSize = Number(values.batch);
-const main = new URL("../main.ts", import.meta.url).pathname;
+const main = fileURLToPath(new URL("../main.ts", import.meta.url));
 const work = await Deno.makeTempDir({ prefix: "syn_bench_generate_" });
 const env = { NO_COLOR: "1", MCP_READY_FILE: `${work}/mcp.ready` };
 

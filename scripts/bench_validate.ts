@@ -8,11 +8,13 @@
  *   at run time (a SYN_SCHEMAS_DIR set), and for an invalid document (error path);
  * - median wall time of a cold `deno run -A main.ts validate <example>` (goal ≤ 150 ms).
  */
+import { fileURLToPath } from "node:url";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
 
-const root = new URL("../", import.meta.url).pathname;
-const shared = new URL("../../shared/conformance/synesthetic-schemas-0.7.3/", import.meta.url)
-  .pathname;
+const root = fileURLToPath(new URL("../", import.meta.url));
+const shared = fileURLToPath(
+  new URL("../../shared/conformance/synesthetic-schemas-0.7.3/", import.meta.url),
+);
 const runsFlag = Deno.args.indexOf("--runs");
 const runs = runsFlag >= 0 ? Number(Deno.args[runsFlag + 1]) : 15;
 

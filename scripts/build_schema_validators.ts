@@ -6,13 +6,14 @@
  *
  * Run it after editing any schema; `tests/schema_embedded_test.ts` fails until you do.
  */
+import { fileURLToPath } from "node:url";
 import { embeddedValidatorsSource, readSchemaFiles } from "../lib/schema/mod.ts";
 
 const schemasDir = new URL("../schemas/", import.meta.url);
 const target = new URL("../lib/schema/_embedded_validators.js", import.meta.url);
 
 if (import.meta.main) {
-  const source = await embeddedValidatorsSource(await readSchemaFiles(schemasDir.pathname));
+  const source = await embeddedValidatorsSource(await readSchemaFiles(fileURLToPath(schemasDir)));
   if (Deno.args.includes("--check")) {
     const current = await Deno.readTextFile(target).catch(() => "");
     if (current !== source) {

@@ -5,6 +5,7 @@
  * `DENORT_BIN` points at a local copy; on machines without that access the build
  * cannot work, and this script says so plainly instead of printing a raw stack.
  */
+import { fileURLToPath } from "node:url";
 const output = Deno.args[0] ?? "dist/syn";
 const denortBin = Deno.env.get("DENORT_BIN");
 
@@ -16,7 +17,7 @@ const command = new Deno.Command(Deno.execPath(), {
     "schemas",
     "--output",
     output,
-    new URL("../main.ts", import.meta.url).pathname,
+    fileURLToPath(new URL("../main.ts", import.meta.url)),
   ],
   stdout: "inherit",
   stderr: "piped",

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 
 /**
  * The dependency direction of ARCHITECTURE.md:
@@ -13,14 +14,20 @@ const ALLOWED: Record<string, readonly string[]> = {
   rpc: ["core"],
   llm: ["core"],
   tools: ["core"],
-  mcp: ["core", "schema", "patch", "rpc"],
-  generate: ["core", "schema", "patch", "rpc", "llm", "mcp"],
+  mcp: ["core", "schema", "patch", "rpc", "llm", "tools"],
+  generate: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   chat: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   synthesize: ["core", "schema", "patch", "llm", "tools", "chat"],
   cli: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp", "generate", "chat", "synthesize"],
 };
 
 const root = new URL("../", import.meta.url);
+
+/** A source file: its path from the repository root (`/`-separated) and its text. */
+interface SourceFile {
+  path: string;
+  text: string;
+}
 
 function* walk(directory: URL): Generator<URL> {
   for (const entry of Deno.readDirSync(directory)) {
@@ -41,17 +48,74 @@ export function importSpecifiers(source: string): string[] {
   return found;
 }
 
-function capabilityOf(url: URL): string | undefined {
-  const relative = url.pathname.slice(root.pathname.length);
-  const match = /^lib\/([^/]+)\//.exec(relative);
-  return match?.[1];
+/** The repository's sources, generated output folders left out. */
+function sourceFiles(): SourceFile[] {
+  const files: SourceFile[] = [];
+  for (const url of walk(root)) {
+    const path = decodeURIComponent(url.pathname.slice(root.pathname.length));
+    if (path.startsWith("meta/") || path.startsWith("coverage/") || path.startsWith("dist/")) {
+      continue;
+    }
+    files.push({ path, text: Deno.readTextFileSync(url) });
+  }
+  return files;
 }
 
-function sourceFiles(): URL[] {
-  return [...walk(root)].filter((url) => {
-    const relative = url.pathname.slice(root.pathname.length);
-    return !relative.startsWith("meta/") && !relative.startsWith("coverage/");
-  });
+/** `lib/<capability>/…` → the capability. */
+function capabilityOf(path: string): string | undefined {
+  return /^lib\/([^/]+)\//.exec(path)?.[1];
+}
+
+/** A relative specifier resolved against the importing file, as a path from the root. */
+function resolveFrom(path: string, specifier: string): string {
+  const base = new URL(path, "file:///repository/");
+  return new URL(specifier, base).pathname.slice("/repository/".length);
+}
+
+/**
+ * Every import that breaks the rules, as a readable line: a `lib/` module importing a
+ * capability above it, another capability's internals instead of its `mod.ts`, or code
+ * outside `lib/` (tests and benchmarks may use shared fakes; `schemas/` is data); the root
+ * `main.ts` and `mod.ts` importing anything but a capability's `mod.ts`.
+ */
+export function dependencyViolations(files: readonly SourceFile[]): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    if (!file.path.endsWith(".ts")) continue;
+    const from = capabilityOf(file.path);
+    const atRoot = file.path === "main.ts" || file.path === "mod.ts";
+    if (!from && !atRoot) continue;
+    if (from && !ALLOWED[from]) {
+      violations.push(`${file.path}: lib/${from} is not a capability in ARCHITECTURE.md`);
+      continue;
+    }
+    for (const specifier of importSpecifiers(file.text)) {
+      if (!specifier.startsWith(".")) continue;
+      const target = resolveFrom(file.path, specifier);
+      if (target === file.path) continue; // a doc example such as mod.ts's `from "./mod.ts"`
+      const to = capabilityOf(target);
+      if (atRoot) {
+        if (!to || target !== `lib/${to}/mod.ts`) {
+          violations.push(`${file.path} imports ${specifier}: use a lib/<capability>/mod.ts`);
+        }
+        continue;
+      }
+      if (!to) {
+        const testCode = /_test\.ts$|_bench\.ts$/.test(file.path);
+        if (!testCode && !target.startsWith("schemas/")) {
+          violations.push(`${file.path} imports ${specifier} outside lib/`);
+        }
+        continue;
+      }
+      if (to === from) continue;
+      if (!ALLOWED[from!].includes(to)) {
+        violations.push(`${file.path}: lib/${from} must not import lib/${to} (${specifier})`);
+      } else if (target !== `lib/${to}/mod.ts`) {
+        violations.push(`${file.path} imports ${specifier}: use lib/${to}/mod.ts`);
+      }
+    }
+  }
+  return violations;
 }
 
 Deno.test("importSpecifiers() finds static, re-export and dynamic imports", () => {
@@ -66,53 +130,56 @@ Deno.test("importSpecifiers() finds static, re-export and dynamic imports", () =
   ]);
 });
 
+Deno.test("dependencyViolations() catches every kind of forbidden import", () => {
+  const files: SourceFile[] = [
+    // Allowed: down the direction through mod.ts, inside a capability, a test's fakes, data.
+    { path: "lib/mcp/a.ts", text: `import { x } from "../schema/mod.ts";` },
+    { path: "lib/mcp/b.ts", text: `import { y } from "./_helper.ts";` },
+    { path: "lib/mcp/b_test.ts", text: `import { f } from "../../tests/fakes/cli_io.ts";` },
+    { path: "lib/schema/c.ts", text: `const s = await import("../../schemas/x.json");` },
+    { path: "mod.ts", text: `export * from "./lib/patch/mod.ts";` },
+    // Forbidden, one of each kind.
+    { path: "lib/schema/up.ts", text: `import type { T } from "../mcp/mod.ts";` },
+    { path: "lib/llm/lazy.ts", text: `const g = await import("../generate/mod.ts");` },
+    { path: "lib/mcp/inside.ts", text: `import { z } from "../schema/_explain.ts";` },
+    { path: "lib/core/out.ts", text: `import { f } from "../../tests/fakes/cli_io.ts";` },
+    { path: "lib/widgets/w.ts", text: `import { v } from "../core/mod.ts";` },
+    { path: "main.ts", text: `import { runCli } from "./lib/cli/run_cli.ts";` },
+    { path: "not-lib.json", text: `import "../mcp/mod.ts"` },
+  ];
+  assert.deepEqual(dependencyViolations(files), [
+    "lib/schema/up.ts: lib/schema must not import lib/mcp (../mcp/mod.ts)",
+    "lib/llm/lazy.ts: lib/llm must not import lib/generate (../generate/mod.ts)",
+    "lib/mcp/inside.ts imports ../schema/_explain.ts: use lib/schema/mod.ts",
+    "lib/core/out.ts imports ../../tests/fakes/cli_io.ts outside lib/",
+    "lib/widgets/w.ts: lib/widgets is not a capability in ARCHITECTURE.md",
+    "main.ts imports ./lib/cli/run_cli.ts: use a lib/<capability>/mod.ts",
+  ]);
+});
+
 Deno.test("lib modules import only downward, and other capabilities only through mod.ts", () => {
-  const violations: string[] = [];
-  for (const file of sourceFiles()) {
-    if (!file.pathname.endsWith(".ts")) continue;
-    const from = capabilityOf(file);
-    if (!from) continue;
-    const allowed = ALLOWED[from];
-    if (!allowed) {
-      violations.push(`${file.pathname}: lib/${from} is not a capability in ARCHITECTURE.md`);
-      continue;
-    }
-    const source = Deno.readTextFileSync(file);
-    for (const specifier of importSpecifiers(source)) {
-      if (!specifier.startsWith(".")) continue;
-      const target = new URL(specifier, file);
-      const to = capabilityOf(target);
-      const relativeTarget = target.pathname.slice(root.pathname.length);
-      if (!to) {
-        // Test files may use shared fakes; production code must stay inside lib/.
-        if (
-          !/_test\.ts$|_bench\.ts$/.test(file.pathname) && !relativeTarget.startsWith("schemas/")
-        ) {
-          violations.push(`${file.pathname} imports ${specifier} outside lib/`);
-        }
-        continue;
-      }
-      if (to === from) continue;
-      if (!allowed.includes(to)) {
-        violations.push(`${file.pathname}: lib/${from} must not import lib/${to} (${specifier})`);
-      } else if (!relativeTarget.endsWith(`lib/${to}/mod.ts`)) {
-        violations.push(`${file.pathname} imports ${specifier}: use lib/${to}/mod.ts`);
-      }
-    }
-  }
-  assert.deepEqual(violations, []);
+  assert.deepEqual(dependencyViolations(sourceFiles()), []);
 });
 
 // Built from parts so this file does not match its own rule.
 const JSR_SPECIFIER = new RegExp("(^|[^a-z])" + "js" + "r:");
 
+/** Files that name a JSR specifier, which cannot resolve here (only npm is reachable). */
+function jsrOffenders(files: readonly SourceFile[]): string[] {
+  return files.filter((file) => JSR_SPECIFIER.test(file.text)).map((file) => file.path);
+}
+
 Deno.test("no JSR specifier appears anywhere in the sources or config", () => {
-  const offenders: string[] = [];
-  for (const file of sourceFiles()) {
-    const text = Deno.readTextFileSync(file);
-    if (JSR_SPECIFIER.test(text)) offenders.push(file.pathname.slice(root.pathname.length));
-  }
-  assert.deepEqual(offenders, []);
+  const planted = ["js", "r:@std/assert"].join("");
+  assert.deepEqual(
+    jsrOffenders([
+      { path: "deno.json", text: `{"imports":{"@std/assert":"${planted}"}}` },
+      { path: "lib/a.ts", text: `import { assert } from "${planted}";` },
+      { path: "lib/b.ts", text: `import { x } from "npm:ajv@8.20.0";` },
+    ]),
+    ["deno.json", "lib/a.ts"],
+  );
+  assert.deepEqual(jsrOffenders(sourceFiles()), []);
 });
 
 Deno.test("deno.json imports are npm: specifiers with pinned versions", () => {
@@ -126,4 +193,20 @@ Deno.test("VERSION matches deno.json", async () => {
   const { VERSION } = await import("../lib/core/mod.ts");
   const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", root)));
   assert.equal(VERSION, config.version);
+});
+
+Deno.test("importing mod.ts has no side effects: no permission asked, nothing printed", async () => {
+  // With no permissions and --no-prompt, any read of env, files, network or a subprocess
+  // at import time would throw and exit non-zero.
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--no-check", "--quiet", fileURLToPath(new URL("mod.ts", root))],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  assert.deepEqual(
+    [result.code, decoder.decode(result.stdout), decoder.decode(result.stderr)],
+    [0, "", ""],
+  );
 });

@@ -66,6 +66,12 @@ Deno.test("syn diff reads one side from standard input with -", async () => {
   const asBase = await syn(["-", "base.json"], { cwd: files.dir, stdin: JSON.stringify(NEXT) });
   assert.equal(asBase.code, 1);
   assert.deepEqual(apply(NEXT, JSON.parse(asBase.stdout)), BASE);
+  // RFC 8259 §8.1 lets a parser ignore a byte order mark; editors on Windows write one.
+  const withMark = await syn(["base.json", "-"], {
+    cwd: files.dir,
+    stdin: "\uFEFF" + JSON.stringify(BASE),
+  });
+  assert.deepEqual([withMark.code, withMark.stdout], [0, "[]\n"]);
 });
 
 Deno.test("syn diff exits 2 naming the file, line and column of invalid JSON", async () => {
@@ -89,6 +95,8 @@ Deno.test("syn diff exits 2 on missing files, folders and bad usage", async () =
     [["base.json", "missing.json"], /^syn diff: file not found: missing\.json\n$/],
     [["base.json", "."], /^syn diff: not a file: \.\n$/],
     [["base.json", "latin1.json"], /^syn diff: not valid UTF-8 text: latin1\.json\n$/],
+    // Read in chunks and refused at the cap: an endless input cannot fill memory.
+    [["base.json", "/dev/zero"], /^syn diff: input is larger than 64 MiB: \/dev\/zero\n$/],
     [
       ["base.json"],
       /^syn diff: expected two documents, <base> and <new>: got 1; see 'syn diff --help'\n$/,

@@ -7,6 +7,7 @@ import {
   sharedMissing,
   sharedPath,
 } from "./fakes/shared.ts";
+import { seededRandom } from "./fakes/random.ts";
 import { applyMutation, MUTATIONS } from "./schema_mutations.ts";
 
 const missing = sharedMissing(CONFORMANCE_SCHEMAS) || sharedMissing(CONFORMANCE_EXAMPLES);
@@ -125,6 +126,85 @@ Deno.test({
       if (!mine.ok) invalid++;
     }
     assert.ok(invalid >= 30, `${invalid} invalid`);
+  },
+});
+
+/** Every location in a document except the root, as reference tokens. */
+function locations(document: unknown, path: (string | number)[] = []): (string | number)[][] {
+  const found: (string | number)[][] = path.length ? [path] : [];
+  if (Array.isArray(document)) {
+    document.forEach((item, index) => found.push(...locations(item, [...path, index])));
+  } else if (document !== null && typeof document === "object") {
+    for (const [key, value] of Object.entries(document)) {
+      found.push(...locations(value, [...path, key]));
+    }
+  }
+  return found;
+}
+
+Deno.test({
+  name: "random damage to every example gets the same verdict from both sets",
+  ignore: missing,
+  async fn() {
+    const ours = await loadSchemaStore();
+    const reference = await conformanceStore();
+    const seeds: { example: unknown; schema: string }[] = [];
+    for (const store of [ours, reference]) {
+      for (const entry of conformanceExamples(store)) {
+        const { example, schema } = store.getExample(entry.path)!;
+        seeds.push({ example, schema });
+      }
+    }
+    const replacements = [
+      null,
+      0,
+      -1.5,
+      "",
+      "x",
+      "sine",
+      "mouse.x",
+      true,
+      [],
+      [1],
+      {},
+      {
+        name: "n",
+      },
+      "2025-01-01T00:00:00Z",
+      "yesterday",
+    ];
+    let invalid = 0;
+    for (let round = 0; round < 4_000; round++) {
+      const seed = 0xfa11 + round;
+      const random = seededRandom(seed);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+      const { example, schema } = pick(seeds);
+      const document = structuredClone(example) as Record<string, unknown>;
+      for (let change = 0; change < 1 + Math.floor(random() * 2); change++) {
+        const path = pick(locations(document));
+        if (!path) break;
+        let parent = document as Record<string | number, unknown>;
+        for (const token of path.slice(0, -1)) {
+          parent = parent[token] as Record<string | number, unknown>;
+        }
+        const last = path[path.length - 1];
+        const roll = random();
+        if (roll < 0.3 && !Array.isArray(parent)) delete parent[last];
+        else if (roll < 0.85) parent[last] = structuredClone(pick(replacements));
+        else if (Array.isArray(parent)) parent.push(structuredClone(pick(replacements)));
+        else parent.unknown_member = 1;
+      }
+      const mine = ours.validate(document, schema);
+      const theirs = reference.validate(document, schema);
+      const where = `seed ${seed}, ${schema}: ${JSON.stringify(document).slice(0, 400)}`;
+      assert.equal(mine.ok, theirs.ok, where);
+      if (!mine.ok) {
+        invalid++;
+        assert.ok(mine.errors.length > 0, where);
+      }
+    }
+    // Both verdicts must occur often, or the comparison proves little.
+    assert.ok(invalid > 1_000 && invalid < 3_500, `${invalid} of 4,000 invalid`);
   },
 });
 

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import { embeddedValidatorsSource, loadSchemaStore, readSchemaFiles } from "../lib/schema/mod.ts";
 import { applyMutation, MUTATIONS } from "./schema_mutations.ts";
 
-const schemasDir = new URL("../schemas/", import.meta.url).pathname;
+const schemasDir = fileURLToPath(new URL("../schemas/", import.meta.url));
 
 Deno.test("lib/schema/_embedded_validators.js is generated from the current schemas/", async () => {
   const expected = await embeddedValidatorsSource(await readSchemaFiles(schemasDir));

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import { COMMANDS, runCli } from "../lib/cli/mod.ts";
+import type { FileResult } from "../lib/cli/validate.ts";
 import { fakeIo, runSyn } from "./fakes/cli_io.ts";
 import {
   CONFORMANCE_EXAMPLES,
@@ -8,7 +10,7 @@ import {
   sharedPath,
 } from "./fakes/shared.ts";
 
-const root = new URL("../", import.meta.url).pathname;
+const root = fileURLToPath(new URL("../", import.meta.url));
 const baselinePath = "schemas/examples/canonical-baseline.json";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -62,7 +64,96 @@ Deno.test("syn validate: a parse error names file:line:column and exits 2", asyn
 Deno.test("syn validate: a missing file is an IO error, exit 2", async () => {
   const { code, err } = await syn(["validate", "no/such/file.json"]);
   assert.equal(code, 2);
-  assert.match(err, /no\/such\/file\.json: cannot read: no such file/);
+  assert.match(err, /^syn validate: file not found: no\/such\/file\.json\n$/);
+});
+
+Deno.test("syn validate: input is capped while reading, UTF-8 with or without a BOM", async () => {
+  const endless = await syn(["validate", "/dev/zero"]);
+  assert.equal(endless.code, 2);
+  assert.match(endless.err, /^syn validate: input is larger than 16 MiB: \/dev\/zero\n$/);
+  const big = await syn(["validate", "-"], { stdin: " ".repeat(16 * 1024 * 1024 + 1) });
+  assert.equal(big.code, 2);
+  assert.match(big.err, /input is larger than 16 MiB: -/);
+  await withDir(async (dir) => {
+    const bom = new TextEncoder().encode('\uFEFF{"name":"with a byte order mark"}');
+    await Deno.writeFile(`${dir}/bom.json`, bom);
+    await Deno.writeFile(`${dir}/latin1.json`, new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x7d]));
+    const { code, out, err } = await syn(["validate", `${dir}/bom.json`, `${dir}/latin1.json`]);
+    assert.equal(code, 2);
+    assert.deepEqual(JSON.parse(out).results.map((result: FileResult) => result.ok), [true, false]);
+    assert.match(err, /not valid UTF-8 text: .*latin1\.json/);
+  });
+});
+
+Deno.test("syn validate: a folder follows symlinks and reports broken ones", async () => {
+  await withDir(async (dir) => {
+    await Deno.mkdir(`${dir}/assets`);
+    await Deno.mkdir(`${dir}/assets/nested.json`);
+    await Deno.writeTextFile(`${dir}/real.json`, '{"name":"linked"}');
+    await Deno.writeTextFile(`${dir}/assets/a.json`, '{"name":"a"}');
+    await Deno.symlink(`${dir}/real.json`, `${dir}/assets/b-link.json`);
+    await Deno.symlink(`${dir}/gone.json`, `${dir}/assets/c-dangling.json`);
+    await Deno.symlink(`${dir}/assets/nested.json`, `${dir}/assets/d-folder-link.json`);
+    const { code, out } = await syn(["validate", "assets"], { cwd: dir });
+    assert.equal(code, 2);
+    const answer = JSON.parse(out);
+    assert.deepEqual(answer.results.map((result: FileResult) => [result.file, result.ok]), [
+      ["assets/a.json", true],
+      ["assets/b-link.json", true],
+      ["assets/c-dangling.json", false],
+    ]);
+    assert.equal(answer.results[2].error, "file not found: assets/c-dangling.json");
+  });
+});
+
+Deno.test("syn validate: an unreadable file or folder is reported, the others still checked", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/ok.json`, '{"name":"ok"}');
+    await Deno.mkdir(`${dir}/locked`);
+    await Deno.writeTextFile(`${dir}/locked/x.json`, '{"name":"x"}');
+    await Deno.writeTextFile(`${dir}/secret.json`, '{"name":"s"}');
+    // Deno's permissions refuse the reads even to root, where chmod 000 would not.
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        `--allow-read=${root},${dir}/ok.json`,
+        "--allow-env",
+        `${root}main.ts`,
+        "validate",
+        "ok.json",
+        "secret.json",
+        "locked",
+      ],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const out = JSON.parse(new TextDecoder().decode(child.stdout));
+    assert.equal(child.code, 2);
+    assert.deepEqual([out.valid, out.invalid, out.unreadable], [1, 0, 2]);
+    assert.deepEqual(out.results.map((result: FileResult) => result.error), [
+      undefined,
+      "permission denied: secret.json",
+      "permission denied: locked",
+    ]);
+  });
+});
+
+Deno.test({
+  name: "syn validate: a SYN_SCHEMAS_DIR without the default schema is a clear usage error",
+  async fn() {
+    await withDir(async (dir) => {
+      const { code, err } = await syn(["validate", baselinePath], {
+        env: { SYN_SCHEMAS_DIR: dir },
+      });
+      assert.equal(code, 2);
+      assert.match(
+        err,
+        new RegExp(`unknown schema: synesthetic-asset \\(known: none in SYN_SCHEMAS_DIR=${dir}\\)`),
+      );
+    });
+  },
 });
 
 Deno.test("syn validate: a folder and several files give results and a summary", async () => {

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { loadSchemaStore, type SchemaStore } from "../schema/mod.ts";
 import type { CliIo } from "./io.ts";
 
@@ -9,8 +10,7 @@ import type { CliIo } from "./io.ts";
 export function storeFromEnv(io: CliIo): Promise<SchemaStore> {
   const dir = (name: string) => {
     const value = io.env(name);
-    if (!value) return undefined;
-    return value.startsWith("/") ? value : `${io.cwd.replace(/\/+$/, "")}/${value}`;
+    return value ? resolve(io.cwd, value) : undefined;
   };
   return loadSchemaStore({
     schemasDir: dir("SYN_SCHEMAS_DIR"),

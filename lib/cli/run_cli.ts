@@ -81,7 +81,10 @@ export async function runCli(
     return EXIT.usage;
   }
   const module = await command.load();
-  if (rest.includes("--help") || rest.includes("-h")) {
+  // After "--" every argument is an operand: `syn validate -- -h` validates a file named -h.
+  const end = rest.indexOf("--");
+  const options = end === -1 ? rest : rest.slice(0, end);
+  if (options.includes("--help") || options.includes("-h")) {
     await io.stdout(module.help);
     return EXIT.ok;
   }

@@ -61,6 +61,9 @@ Deno.test("runCli() runs a command and shows its own help", async () => {
   const viaHelp = fakeIo();
   assert.equal(await runCli(["help", "echo"], viaHelp, commands), 0);
   assert.equal(viaHelp.out(), "Usage: syn echo [--loud] WORDS…\n");
+  const operand = fakeIo();
+  assert.equal(await runCli(["echo", "--", "--help", "-h"], operand, commands), 0);
+  assert.equal(operand.out(), "--help -h\n");
 });
 
 Deno.test("runCli() answers unknown commands and bad flags with a one-line hint and exit 2", async () => {

@@ -1,7 +1,9 @@
-import { errorMessage, parseJson, SynError, UsageError } from "../core/mod.ts";
+import { join, resolve } from "node:path";
+import { SynError, UsageError } from "../core/mod.ts";
 import type { SchemaStore, ValidationIssue } from "../schema/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { readDocument, readProblem } from "./_read_document.ts";
 import { storeFromEnv } from "./_schema_store.ts";
 
 export const help = `syn validate — check JSON documents against the Synesthetic 0.7.3 schemas
@@ -9,10 +11,12 @@ export const help = `syn validate — check JSON documents against the Synesthet
 Usage:
   syn validate <file|folder|->... [--schema NAME]
 
-Each argument is a JSON file, a folder (every *.json directly in it, sorted) or '-'
-for standard input. The schema is --schema NAME, else the one the document's
-"$schema"/"$schemaRef" marker names (e.g. "../shader.schema.json" → shader), else
-synesthetic-asset. The marker itself is dropped before validating.
+Each argument is a JSON file, a folder (every *.json directly in it, sorted; symlinks
+are followed) or '-' for standard input. Documents must be UTF-8, at most 16 MiB.
+
+The schema is --schema NAME, else the one the document's "$schema"/"$schemaRef"
+marker names (e.g. "../shader.schema.json" → shader), else synesthetic-asset. The
+marker itself is dropped before validating.
 
 Output: for one file, a JSON object on stdout:
   {"file": "a.json", "schema": "synesthetic-asset", "ok": false,
@@ -38,8 +42,11 @@ Examples:
   cat tone.json | syn validate - --schema tone
 `;
 
-/** Documents above this size are refused before reading (a cap before parsing). */
+/** Documents above this size are refused while reading, before parsing. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/** The schema of a document with neither `--schema` nor a known marker. */
+const DEFAULT_SCHEMA = "synesthetic-asset";
 
 /** One file's outcome. */
 export interface FileResult {
@@ -52,58 +59,39 @@ export interface FileResult {
 }
 
 interface Input {
-  /** As shown in results: the argument, or folder/name. */
+  /** As given (`a.json`, `-`), or `folder/name` for a file found in a folder. */
   shown: string;
-  /** Absolute path, or undefined for standard input. */
-  path?: string;
+  /** Set when the argument could not be expanded (an unreadable folder). */
+  problem?: string;
 }
 
-function absolute(io: CliIo, path: string): string {
-  return path.startsWith("/") ? path : `${io.cwd.replace(/\/+$/, "")}/${path}`;
-}
-
+/** An argument as the inputs it stands for: itself, or the `*.json` files in a folder. */
 async function expand(io: CliIo, argument: string): Promise<Input[]> {
   if (argument === "-") return [{ shown: "-" }];
-  const path = absolute(io, argument);
+  const path = resolve(io.cwd, argument);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
   } catch {
-    return [{ shown: argument, path }];
+    return [{ shown: argument }]; // reading it names the problem
   }
-  if (!info.isDirectory) return [{ shown: argument, path }];
+  if (!info.isDirectory) return [{ shown: argument }];
   const names: string[] = [];
-  for await (const entry of Deno.readDir(path)) {
-    if (entry.isFile && entry.name.endsWith(".json")) names.push(entry.name);
+  try {
+    for await (const entry of Deno.readDir(path)) {
+      if (!entry.name.endsWith(".json")) continue;
+      // A symlink counts as what it points at; a dangling one stays in, to be reported.
+      const isFile = entry.isSymlink
+        ? await Deno.stat(join(path, entry.name)).then((target) => target.isFile, () => true)
+        : entry.isFile;
+      if (isFile) names.push(entry.name);
+    }
+  } catch (error) {
+    return [{ shown: argument, problem: `${readProblem(error)}: ${argument}` }];
   }
   names.sort();
   const prefix = argument.replace(/\/+$/, "");
-  return names.map((name) => ({ shown: `${prefix}/${name}`, path: `${path}/${name}` }));
-}
-
-async function readInput(io: CliIo, input: Input): Promise<string> {
-  if (input.path === undefined) {
-    const bytes = new Uint8Array(await new Response(io.stdin).arrayBuffer());
-    if (bytes.length > MAX_DOCUMENT_BYTES) throw tooLarge(input.shown);
-    return new TextDecoder().decode(bytes);
-  }
-  try {
-    const info = await Deno.stat(input.path);
-    if (info.size > MAX_DOCUMENT_BYTES) throw tooLarge(input.shown);
-    return await Deno.readTextFile(input.path);
-  } catch (error) {
-    if (error instanceof SynError) throw error;
-    const reason = error instanceof Deno.errors.NotFound ? "no such file" : errorMessage(error);
-    throw new SynError("io_error", `${input.shown}: cannot read: ${reason}`, {
-      file: input.shown,
-    });
-  }
-}
-
-function tooLarge(shown: string): SynError {
-  return new SynError("io_error", `${shown}: larger than ${MAX_DOCUMENT_BYTES} bytes`, {
-    file: shown,
-  });
+  return names.map((name) => ({ shown: `${prefix}/${name}` }));
 }
 
 async function validateInput(
@@ -114,15 +102,29 @@ async function validateInput(
 ): Promise<FileResult> {
   let document: unknown;
   try {
-    document = parseJson(await readInput(io, input), input.shown);
+    if (input.problem !== undefined) throw new SynError("io_error", input.problem);
+    document = await readDocument(io, input.shown, {
+      stdinName: "-",
+      maxBytes: MAX_DOCUMENT_BYTES,
+    });
   } catch (error) {
-    const message = errorMessage(error);
-    await io.stderr(`syn validate: ${message}\n`);
-    return { file: input.shown, ok: false, errors: [], error: message };
+    if (!(error instanceof SynError)) throw error;
+    await io.stderr(`syn validate: ${error.message}\n`);
+    return { file: input.shown, ok: false, errors: [], error: error.message };
   }
-  const schema = schemaFlag ?? store.schemaFromMarker(document) ?? "synesthetic-asset";
+  const schema = schemaFlag ?? store.schemaFromMarker(document) ?? DEFAULT_SCHEMA;
+  // Only the default can be unknown here (a SYN_SCHEMAS_DIR without it): a setup problem.
+  if (!store.hasSchema(schema)) throw unknownSchema(io, store, schema);
   const result = store.validate(document, schema);
   return { file: input.shown, schema, ok: result.ok, errors: result.errors };
+}
+
+/** `unknown schema: x (known: …)`, saying where the schemas came from when none is known. */
+function unknownSchema(io: CliIo, store: SchemaStore, name: string): UsageError {
+  const known = store.listSchemas().map((entry) => entry.name);
+  const folder = io.env("SYN_SCHEMAS_DIR");
+  const none = folder ? `none in SYN_SCHEMAS_DIR=${folder}` : "none";
+  return new UsageError(`unknown schema: ${name} (known: ${known.join(", ") || none})`);
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -138,10 +140,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const store = await storeFromEnv(io);
   const schemaFlag = values.schema;
   if (schemaFlag !== undefined && !store.hasSchema(schemaFlag)) {
-    const known = store.listSchemas().map((entry) => entry.name);
-    throw new UsageError(
-      `unknown schema: ${schemaFlag} (known: ${known.join(", ") || "none"})`,
-    );
+    throw unknownSchema(io, store, schemaFlag);
   }
 
   const inputs: Input[] = [];

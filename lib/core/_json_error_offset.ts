@@ -20,10 +20,16 @@ export function jsonErrorOffset(text: string): { offset: number; reason: string 
     }
   };
   const fail = (reason: string) => ({ offset: index, reason });
-  const describe =
-    () => (index >= length
-      ? "unexpected end of input"
-      : `unexpected character ${JSON.stringify(text[index])}`);
+  const describe = () => {
+    if (index >= length) return "unexpected end of input";
+    const code = text.codePointAt(index)!;
+    // Printable ASCII as itself; anything else (a byte order mark, a no-break space,
+    // smart quotes pasted from a document) by its code point, so the reader can see it.
+    const shown = code > 0x20 && code < 0x7f
+      ? JSON.stringify(String.fromCodePoint(code))
+      : `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+    return `unexpected character ${shown}`;
+  };
 
   const scanString = (): { offset: number; reason: string } | undefined => {
     index++; // opening quote

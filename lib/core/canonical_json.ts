@@ -1,24 +1,50 @@
 import { createHash } from "node:crypto";
 
+/** Text to write as it is, kept apart from the values still to serialize. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+const OPEN_ARRAY = new Literal("[");
+const CLOSE_ARRAY = new Literal("]");
+const OPEN_OBJECT = new Literal("{");
+const CLOSE_OBJECT = new Literal("}");
+const COMMA = new Literal(",");
+
 /**
  * Canonical JSON: object keys sorted by UTF-16 code units, no whitespace, numbers and
  * strings as `JSON.stringify` writes them. Same value → same text, whatever key order.
+ * Members whose value is `undefined` are left out; `undefined` elsewhere is `null`.
+ * Iterative (an explicit stack), so a document nested 100,000 levels deep is fine.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    const text = JSON.stringify(value);
-    return text === undefined ? "null" : text;
+  let text = "";
+  // Work still to do, the next item last: values, and literals between them.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (item instanceof Literal) {
+      text += item.text;
+    } else if (item === null || typeof item !== "object") {
+      text += JSON.stringify(item) ?? "null";
+    } else if (Array.isArray(item)) {
+      pending.push(CLOSE_ARRAY);
+      for (let index = item.length - 1; index >= 0; index--) {
+        pending.push(item[index]);
+        if (index > 0) pending.push(COMMA);
+      }
+      pending.push(OPEN_ARRAY);
+    } else {
+      const record = item as Record<string, unknown>;
+      const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
+      pending.push(CLOSE_OBJECT);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        pending.push(record[keys[index]]);
+        pending.push(new Literal((index > 0 ? "," : "") + JSON.stringify(keys[index]) + ":"));
+      }
+      pending.push(OPEN_OBJECT);
+    }
   }
-  if (Array.isArray(value)) {
-    return "[" + value.map((item) => canonicalJson(item)).join(",") + "]";
-  }
-  const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    if (record[key] === undefined) continue;
-    parts.push(JSON.stringify(key) + ":" + canonicalJson(record[key]));
-  }
-  return "{" + parts.join(",") + "}";
+  return text;
 }
 
 /** SHA-256 of a string (UTF-8) or bytes, as lowercase hex. */

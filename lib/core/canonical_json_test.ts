@@ -25,3 +25,13 @@ Deno.test("responseHash() is 16 hex chars and ignores key order and whitespace",
   assert.notEqual(first, responseHash('{"a":2,"b":[1,2]}'));
   assert.match(responseHash("not json"), /^[0-9a-f]{16}$/);
 });
+
+Deno.test("canonicalJson() writes 100,000-deep documents and odd values like JSON.stringify", () => {
+  const depth = 100_000;
+  const deep = JSON.parse("[".repeat(depth) + '{"b":1,"a":2}' + "]".repeat(depth));
+  assert.equal(canonicalJson(deep), "[".repeat(depth) + '{"a":2,"b":1}' + "]".repeat(depth));
+  assert.equal(canonicalJson([undefined, () => 1, -0, "\ud800"]), '[null,null,0,"\\ud800"]');
+  assert.equal(canonicalJson({}), "{}");
+  assert.equal(canonicalJson([]), "[]");
+  assert.equal(canonicalJson(undefined), "null");
+});

@@ -20,6 +20,7 @@ export {
   unescapePointerToken,
 } from "./json_pointer.ts";
 export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
+export { compareCodePoints } from "./compare_code_points.ts";
 export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } from "./redact.ts";
 export { type Clock, FakeClock, systemClock } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";

@@ -26,3 +26,11 @@ Deno.test("lineColumnAt() counts lines from 1", () => {
   assert.deepEqual(lineColumnAt("ab\ncd", 4), { line: 2, column: 2 });
   assert.deepEqual(lineColumnAt("ab", 0), { line: 1, column: 1 });
 });
+
+Deno.test("parseJson() names invisible or look-alike characters by code point", () => {
+  assert.throws(() => parseJson("\uFEFF{}", "bom.json"), /bom\.json:1:1: .*character U\+FEFF$/);
+  assert.throws(() => parseJson('{"a": \u201Cb\u201D}', "q.json"), /q\.json:1:7: .*U\+201C$/);
+  assert.throws(() => parseJson("[\u00A01]", "s.json"), /s\.json:1:2: .*U\+00A0$/);
+  assert.throws(() => parseJson("[x]", "x.json"), /x\.json:1:2: .*character "x"$/);
+  assert.throws(() => parseJson("[\u{1F600}]", "e.json"), /e\.json:1:2: .*U\+1F600$/);
+});

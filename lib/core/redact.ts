@@ -47,21 +47,45 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
 const SECRET_FIELD =
   /^(authorization|x-api-key|x-goog-api-key|api[_-]?key|.*_api_key|password|secret|token)$/i;
 
-/** Deep copy with secrets masked in every string and under secret-looking field names. */
+/**
+ * Deep copy with secrets masked in every string and under secret-looking field names.
+ * Iterative (an explicit stack), so a deeply nested value cannot overflow the call stack.
+ */
 export function redactValue<T>(value: T, secrets: readonly string[] = []): T {
-  const walk = (item: unknown, key?: string): unknown => {
-    if (typeof item === "string") {
-      return key !== undefined && SECRET_FIELD.test(key) && item !== ""
-        ? REDACTED
-        : redactText(item, secrets);
-    }
-    if (Array.isArray(item)) return item.map((entry) => walk(entry));
-    if (item !== null && typeof item === "object") {
-      const out: Record<string, unknown> = {};
-      for (const [name, entry] of Object.entries(item)) out[name] = walk(entry, name);
-      return out;
-    }
+  const redactString = (text: string, key: string | undefined): string =>
+    key !== undefined && SECRET_FIELD.test(key) && text !== ""
+      ? REDACTED
+      : redactText(text, secrets);
+  const copyOf = (item: unknown, key: string | undefined): unknown => {
+    if (typeof item === "string") return redactString(item, key);
+    if (Array.isArray(item)) return new Array(item.length);
+    if (item !== null && typeof item === "object") return {};
     return item;
   };
-  return walk(value) as T;
+  const root = copyOf(value, undefined);
+  // Pairs of [original container, its empty copy] still to fill.
+  const pending: [object, object][] = [];
+  if (root !== null && typeof root === "object") pending.push([value as object, root]);
+  while (pending.length > 0) {
+    const [source, target] = pending.pop()!;
+    const entries: [string | number, unknown, string | undefined][] = Array.isArray(source)
+      ? Array.from(source, (entry, index) => [index, entry, undefined])
+      : Object.entries(source).map(([name, entry]) => [name, entry, name]);
+    for (const [slot, entry, key] of entries) {
+      const copy = copyOf(entry, key);
+      if (slot === "__proto__") {
+        // A plain assignment would set the prototype where `Object.prototype.__proto__` exists.
+        Object.defineProperty(target, slot, {
+          value: copy,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      } else {
+        (target as Record<string | number, unknown>)[slot] = copy;
+      }
+      if (copy !== null && typeof copy === "object") pending.push([entry as object, copy]);
+    }
+  }
+  return root as T;
 }

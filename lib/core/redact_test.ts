@@ -36,3 +36,15 @@ Deno.test("secretsFromEnv() reads the provider keys only", () => {
   };
   assert.deepEqual(secretsFromEnv((name) => env[name]), ["sk-1234"]);
 });
+
+Deno.test("redactValue() copes with deep nesting, sparse arrays and __proto__ members", () => {
+  const depth = 100_000;
+  const deep = JSON.parse("[".repeat(depth) + '{"api_key":"k"}' + "]".repeat(depth));
+  const masked = JSON.stringify(redactValue(deep));
+  assert.ok(masked.endsWith(`{"api_key":"${REDACTED}"}` + "]".repeat(depth)));
+  assert.deepEqual(redactValue([1, , "sk-proj-ABCDEFGHIJKLMNOPQRST"]), [1, undefined, REDACTED]);
+  const proto = redactValue(JSON.parse('{"__proto__":{"token":"t"}}'));
+  assert.deepEqual(Object.keys(proto), ["__proto__"]);
+  assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+  assert.equal(redactValue(7), 7);
+});

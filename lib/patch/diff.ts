@@ -1,5 +1,4 @@
-import { escapePointerToken } from "../core/mod.ts";
-import { compareCodePoints } from "./_code_point_order.ts";
+import { compareCodePoints, escapePointerToken } from "../core/mod.ts";
 import { cloneJson, isJsonObject, jsonEqual } from "./_json_value.ts";
 import type { DiffOperation } from "./patch_operation.ts";
 

@@ -11,6 +11,16 @@ import { seededRandom } from "../../tests/fakes/random.ts";
 
 const BASE_SEED = 0x5eed_2024;
 
+/** Adds a member as JSON.parse does: a `__proto__` key stays data, never the prototype. */
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
 class Generator {
   readonly random: () => number;
   /** fast-json-patch refuses `__proto__` and reads inherited names; keep those out for it. */
@@ -93,12 +103,7 @@ class Generator {
     const size = this.integer(5);
     for (let index = 0; index < size; index++) {
       const key = this.key();
-      Object.defineProperty(result, key, {
-        value: this.value(depth + 1),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
+      defineMember(result, key, this.value(depth + 1));
     }
     return result;
   }
@@ -119,23 +124,11 @@ class Generator {
     for (const key of Object.keys(value)) {
       if (this.random() < 0.15) continue;
       const item = (value as Record<string, unknown>)[key];
-      Object.defineProperty(result, key, {
-        value: this.random() < 0.5 ? item : this.mutate(item, depth + 1),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
+      defineMember(result, key, this.random() < 0.5 ? item : this.mutate(item, depth + 1));
     }
     if (this.random() < 0.3) {
       const key = this.key();
-      if (!Object.hasOwn(result, key)) {
-        Object.defineProperty(result, key, {
-          value: this.value(depth + 1),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      }
+      if (!Object.hasOwn(result, key)) defineMember(result, key, this.value(depth + 1));
     }
     return result;
   }

@@ -7,7 +7,7 @@
  * came from (errors from a `$ref`'d branch carry the referenced schema's paths), so
  * "report the non-null branch of `X | null`" needs a structural view.
  */
-import { escapePointerToken } from "../core/mod.ts";
+import { compareCodePoints, escapePointerToken } from "../core/mod.ts";
 import type { SchemaIndex } from "./_schema_index.ts";
 import type { ValidationIssue } from "./types.ts";
 
@@ -418,7 +418,7 @@ export function explainIssues(
   return sortIssues(issues.map(({ path, msg }) => ({ path, msg })));
 }
 
-/** Deduplicates and sorts by (path, msg) — MCP spec §5. */
+/** Deduplicates and sorts by (path, msg) — MCP spec §5 — by code point, as the reference does. */
 export function sortIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
   const seen = new Set<string>();
   const unique: ValidationIssue[] = [];
@@ -429,6 +429,6 @@ export function sortIssues(issues: readonly ValidationIssue[]): ValidationIssue[
     unique.push({ path: issue.path, msg: issue.msg });
   }
   return unique.sort((a, b) =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : a.msg < b.msg ? -1 : a.msg > b.msg ? 1 : 0
+    compareCodePoints(a.path, b.path) || compareCodePoints(a.msg, b.msg)
   );
 }

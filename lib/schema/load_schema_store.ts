@@ -1,4 +1,5 @@
-import { errorMessage, parseJson, SynError } from "../core/mod.ts";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { compareCodePoints, errorMessage, parseJson, SynError } from "../core/mod.ts";
 import { createAjv, schemaFingerprint, type VerdictFunction } from "./_ajv.ts";
 import { explainIssues, type FormatDefinition, sortIssues } from "./_explain.ts";
 import {
@@ -30,8 +31,9 @@ export interface SchemaFileText {
   text: string;
 }
 
-const EMBEDDED_SCHEMAS = new URL("../../schemas/", import.meta.url);
-const EMBEDDED_EXAMPLES = new URL("../../schemas/examples/", import.meta.url);
+// fileURLToPath, not `.pathname`: a checkout under "My Projects" is "My%20Projects" in a URL.
+const EMBEDDED_SCHEMAS = fileURLToPath(new URL("../../schemas/", import.meta.url));
+const EMBEDDED_EXAMPLES = fileURLToPath(new URL("../../schemas/examples/", import.meta.url));
 
 interface LoadedSchema extends SchemaEntry {
   schema: Record<string, unknown>;
@@ -49,9 +51,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** MCP spec §5 orders listings as the Python reference sorts strings: by code point. */
+const compare = compareCodePoints;
 
 async function readDirectory(path: string): Promise<Deno.DirEntry[] | undefined> {
   try {
@@ -66,26 +67,45 @@ async function readDirectory(path: string): Promise<Deno.DirEntry[] | undefined>
   }
 }
 
+/** Whether an entry is a file; a symlink counts as what it points at (folders are not followed). */
+async function isFileEntry(dir: string, entry: Deno.DirEntry): Promise<boolean> {
+  if (!entry.isSymlink) return entry.isFile;
+  try {
+    return (await Deno.stat(joinPath(dir, entry.name))).isFile;
+  } catch {
+    return false; // a broken link holds no schema
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    throw new SynError("io_error", `Cannot read ${path}: ${errorMessage(error)}`, { path });
+  }
+}
+
 /** The `*.json` files directly in a schema folder, sorted by name; `[]` when it is missing. */
 export async function readSchemaFiles(dir: string): Promise<SchemaFileText[]> {
   const entries = await readDirectory(dir) ?? [];
   const files: SchemaFileText[] = [];
   for (const entry of entries) {
-    if (!entry.isFile || !entry.name.endsWith(".json")) continue;
-    files.push({ name: entry.name, text: await Deno.readTextFile(joinPath(dir, entry.name)) });
+    if (!entry.name.endsWith(".json") || !await isFileEntry(dir, entry)) continue;
+    files.push({ name: entry.name, text: await readText(joinPath(dir, entry.name)) });
   }
   return files;
 }
 
 /** Every `*.json` under a folder, recursively, as `/`-separated relative paths, sorted. */
 async function readExampleFiles(dir: string, prefix = ""): Promise<SchemaFileText[]> {
-  const entries = await readDirectory(joinPath(dir, prefix)) ?? [];
+  const folder = joinPath(dir, prefix);
+  const entries = await readDirectory(folder) ?? [];
   const files: SchemaFileText[] = [];
   for (const entry of entries) {
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory) files.push(...await readExampleFiles(dir, relative));
-    else if (entry.isFile && entry.name.endsWith(".json")) {
-      files.push({ name: relative, text: await Deno.readTextFile(joinPath(dir, relative)) });
+    else if (entry.name.endsWith(".json") && await isFileEntry(folder, entry)) {
+      files.push({ name: relative, text: await readText(joinPath(dir, relative)) });
     }
   }
   return files;
@@ -213,8 +233,8 @@ export function loadSchemaStore(options: LoadSchemaStoreOptions = {}): Promise<S
 }
 
 async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore> {
-  const schemasDir = options.schemasDir ?? EMBEDDED_SCHEMAS.pathname;
-  const examplesDir = options.examplesDir ?? EMBEDDED_EXAMPLES.pathname;
+  const schemasDir = options.schemasDir ?? EMBEDDED_SCHEMAS;
+  const examplesDir = options.examplesDir ?? EMBEDDED_EXAMPLES;
   const schemasShown = options.schemasDir ?? "schemas";
   const examplesShown = options.examplesDir ?? "schemas/examples";
 
@@ -229,8 +249,16 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
       throw new SynError("schema_invalid", `Schema is not a JSON object: ${path}`, { path });
     }
     // MCP spec §8: without `$id`, the base URI comes from the file path.
-    const fileUri = new URL(joinPath(schemasDir, file.name), "file:///").href;
-    const uri = index.add(schema, fileUri);
+    const fileUri = pathToFileURL(joinPath(schemasDir, file.name)).href;
+    let uri: string;
+    try {
+      uri = index.add(schema, fileUri);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      throw new SynError("schema_invalid", `Schema is nested too deeply to load: ${path}`, {
+        path,
+      });
+    }
     schemas.push({ name, version: versionOf(schema), path, schema, uri });
   }
   schemas.sort((a, b) =>

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { pathToFileURL } from "node:url";
 import { SynError } from "../core/mod.ts";
-import { loadSchemaStore, SCHEMA_ALIASES } from "./mod.ts";
+import { loadSchemaStore, SCHEMA_ALIASES, type SchemaStore } from "./mod.ts";
 import { schemaNameFromMarker, schemaNameFromStem } from "./_names.ts";
 
 const NAMES = [
@@ -171,18 +172,28 @@ Deno.test("a schema folder override shows paths as given and validates with comp
       JSON.stringify({ version: "2.0.0", type: "object", required: ["id"] }),
     );
     await Deno.writeTextFile(`${dir}/notes.txt`, "not a schema");
-    const store = await loadSchemaStore({ schemasDir: `${dir}/` });
-    assert.deepEqual(store.listSchemas(), [{
-      name: "thing",
-      version: "2.0.0",
-      path: `${dir}/thing.json`,
-    }]);
+    // Symlinked files count (a shared schema linked in); broken links and folders do not.
+    await Deno.mkdir(`${dir}/shared`);
+    await Deno.writeTextFile(`${dir}/shared/linked.json`, JSON.stringify({ type: "string" }));
+    await Deno.symlink(`${dir}/shared/linked.json`, `${dir}/linked.json`);
+    await Deno.symlink(`${dir}/gone.json`, `${dir}/broken.json`);
+    await Deno.symlink(`${dir}/shared`, `${dir}/folder.json`);
+    const store = await loadSchemaStore({ schemasDir: `${dir}/`, examplesDir: `${dir}/shared` });
+    assert.deepEqual(store.listSchemas(), [
+      { name: "linked", version: "", path: `${dir}/linked.json` },
+      { name: "thing", version: "2.0.0", path: `${dir}/thing.json` },
+    ]);
+    assert.deepEqual(store.validate(5, "linked").errors, [{ path: "", msg: "must be string" }]);
+    assert.deepEqual(store.listExamples(), [
+      { component: "linked", path: `${dir}/shared/linked.json` },
+    ]);
     assert.deepEqual(store.validate({}, "thing"), {
       ok: false,
       errors: [{ path: "", msg: "must have required property 'id'" }],
     });
-    // The examples still come from the embedded folder.
-    assert.ok(store.getExample("canonical-baseline.json"));
+    // Without an examples folder, the examples still come from the embedded one.
+    const schemasOnly = await loadSchemaStore({ schemasDir: dir });
+    assert.ok(schemasOnly.getExample("canonical-baseline.json"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -257,4 +268,76 @@ Deno.test("schemaNameFromStem() infers names from conformance-style and our file
   assert.equal(schemaNameFromMarker("jsonschema/haptic.schema.json"), "haptic");
   assert.equal(schemaNameFromMarker("../shader.json#frag"), "shader");
   assert.equal(schemaNameFromMarker("schema"), undefined);
+});
+
+/** Copies a folder tree with Deno's own calls. */
+async function copyTree(from: URL, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(new URL(`${entry.name}/`, from), `${to}/${entry.name}`);
+    else if (entry.isFile) await Deno.copyFile(new URL(entry.name, from), `${to}/${entry.name}`);
+  }
+}
+
+Deno.test("the embedded schemas are found from a checkout whose path has spaces and '#'", async () => {
+  // A URL writes "My Projects" as "My%20Projects": a path taken from `.pathname` misses it.
+  const dir = await Deno.makeTempDir({ prefix: "syn checkout #1 " });
+  try {
+    for (const folder of ["lib/core/", "lib/schema/", "schemas/"]) {
+      await copyTree(new URL(`../../${folder}`, import.meta.url), `${dir}/${folder}`);
+    }
+    const moved = await import(pathToFileURL(`${dir}/lib/schema/mod.ts`).href);
+    const store: SchemaStore = await moved.loadSchemaStore();
+    assert.deepEqual(store.listSchemas().map((entry) => entry.name), NAMES);
+    assert.ok(store.getExample("canonical-baseline.json"));
+    // An override folder in such a path: file URIs are its base when `$id` is missing.
+    await Deno.writeTextFile(
+      `${dir}/item.json`,
+      JSON.stringify({ type: "object", properties: { part: { $ref: "part.json" } } }),
+    );
+    await Deno.writeTextFile(`${dir}/part.json`, JSON.stringify({ type: "integer" }));
+    const override: SchemaStore = await moved.loadSchemaStore({ schemasDir: dir });
+    assert.deepEqual(override.validate({ part: "x" }, "item").errors, [
+      { path: "/part", msg: "must be integer" },
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("errors and listings sort by code point, as the Python reference does", async () => {
+  // U+FF5E sorts before U+1F600 by code point; by UTF-16 unit (JavaScript's `<`) it is after.
+  const dir = await Deno.makeTempDir({ prefix: "syn-order-" });
+  try {
+    await Deno.writeTextFile(`${dir}/\u{1F600}.json`, JSON.stringify({ type: "object" }));
+    await Deno.writeTextFile(`${dir}/\uFF5E.json`, JSON.stringify({ type: "object" }));
+    const store = await loadSchemaStore({ schemasDir: dir, examplesDir: dir });
+    assert.deepEqual(store.listSchemas().map((entry) => entry.name), ["\uFF5E", "\u{1F600}"]);
+    assert.deepEqual(store.listExamples().map((entry) => entry.component), ["\uFF5E", "\u{1F600}"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const store = await loadSchemaStore();
+  const options = JSON.parse('{"\u{1F600}":{"value":1},"\uFF5E":{"value":1}}');
+  const haptic = { name: "h", device: { type: "g", options }, input_parameters: [] };
+  assert.deepEqual(store.validate(haptic, "haptic").errors.map((issue) => issue.path), [
+    "/device/options/\uFF5E",
+    "/device/options/\u{1F600}",
+  ]);
+});
+
+Deno.test("a schema file nested too deeply to load is a schema_invalid error naming it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn-deep-schema-" });
+  try {
+    const depth = 100_000;
+    await Deno.writeTextFile(`${dir}/deep.json`, '{"a":'.repeat(depth) + "{}" + "}".repeat(depth));
+    await assert.rejects(
+      () => loadSchemaStore({ schemasDir: dir }),
+      (error) =>
+        error instanceof SynError && error.code === "schema_invalid" &&
+        error.message === `Schema is nested too deeply to load: ${dir}/deep.json`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -44,7 +44,9 @@ export interface SchemaStore {
   getExample(path: string): { example: unknown; schema: string } | undefined;
   /**
    * Validates against a schema (aliases resolved, a top-level `$schema`/`$schemaRef`
-   * marker dropped first). Throws `SynError` with code `not_found` for an unknown schema.
+   * marker dropped first). Throws `SynError` with code `not_found` for an unknown schema,
+   * or `schema_invalid` when a `SYN_SCHEMAS_DIR` schema cannot be compiled (a `$ref` to a
+   * file that is not there); never for anything in `asset`.
    */
   validate(asset: unknown, schemaName: string): ValidationResult;
   /** The schema name an asset's marker names, if it names a known schema. */

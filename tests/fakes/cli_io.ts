@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import type { CliIo } from "../../lib/cli/mod.ts";
 
 /** The argv that starts this checkout's `main.ts`, for commands that spawn themselves. */
@@ -5,7 +6,7 @@ export const SELF_COMMAND: readonly string[] = [
   Deno.execPath(),
   "run",
   "-A",
-  new URL("../../main.ts", import.meta.url).pathname,
+  fileURLToPath(new URL("../../main.ts", import.meta.url)),
 ];
 
 export interface FakeIo extends CliIo {

@@ -2,11 +2,12 @@
  * Access to the reference data in `../shared` (beside the repository root). A user's
  * clone has no `../shared`: tests that need it are ignored with a visible message.
  */
+import { fileURLToPath } from "node:url";
 const root = new URL("../../../shared/", import.meta.url);
 
 /** Absolute path of a file or folder under `../shared`. */
 export function sharedPath(relative: string): string {
-  return new URL(relative, root).pathname.replace(/\/$/, "");
+  return fileURLToPath(new URL(relative, root)).replace(/\/$/, "");
 }
 
 function exists(path: string): boolean {

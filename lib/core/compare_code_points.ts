@@ -1,7 +1,8 @@
 /**
  * Compares two strings by Unicode code point, as Python's `sorted` does. JavaScript's `<`
  * compares UTF-16 code units, which puts U+10000…U+10FFFF (surrogate pairs) before
- * U+E000…U+FFFF; the MCP spec's reference orders patches the Python way.
+ * U+E000…U+FFFF; the MCP spec's reference sorts patches and validation errors the Python
+ * way, so both use this order.
  */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
