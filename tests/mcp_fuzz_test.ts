@@ -97,6 +97,10 @@ function fuzzCases(count: number, seed: number): Case[] {
         { ...request, params: "text" },
         { ...request, method: "no_such_method" },
         { ...request, params: { name: 5, asset: undefined, base: undefined } },
+        // MCP methods with the direct dialect's params, or none that parse: the SDK would
+        // drop those unanswered, so the bridge must answer them itself.
+        { ...request, method: pick(["tools/call", "resources/read", "tools/list", "ping"]) },
+        { ...request, method: pick(["tools/call", "initialize"]), params: [index] },
       ]);
       bytes = encoder.encode(JSON.stringify(broken));
       expect = id;

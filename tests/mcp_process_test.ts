@@ -204,6 +204,48 @@ Deno.test("mcp-serve keeps stdout for frames only", async () => {
   }
 });
 
+Deno.test("mcp-serve posts to SYN_BACKEND_URL + SYN_BACKEND_ASSETS_PATH, valid assets only", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  const received: { method: string; path: string; body: unknown }[] = [];
+  const backend = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    received.push({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      body: await request.json(),
+    });
+    return Response.json({ id: `asset-${received.length}` }, { status: 201 });
+  });
+  try {
+    const populate = (id: number, asset: unknown) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "populate_backend", params: { asset } });
+    const result = await runSyn(["mcp-serve", "--stdio"], {
+      env: {
+        MCP_READY_FILE: readyFile,
+        SYN_BACKEND_URL: `http://127.0.0.1:${backend.addr.port}/api/`,
+        SYN_BACKEND_ASSETS_PATH: "/assets",
+      },
+      stdin: [populate(1, { name: "good" }), populate(2, { name: 42 })].join("\n") + "\n",
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const [posted, rejected] = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(posted, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        ok: true,
+        asset_id: "asset-1",
+        backend_url: `http://127.0.0.1:${backend.addr.port}/api/assets`,
+      },
+    });
+    assert.equal(rejected.result.ok, false);
+    assert.equal(rejected.result.reason, "validation_failed");
+    assert.deepEqual(received, [{ method: "POST", path: "/api/assets", body: { name: "good" } }]);
+  } finally {
+    await backend.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("mcp-serve rejects conflicting flags and bad addresses with exit 2", async () => {
   for (
     const args of [["--stdio", "--tcp", "127.0.0.1:1"], ["--tcp", "nohost"], ["--tcp", "h:99999"]]

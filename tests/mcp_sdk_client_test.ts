@@ -59,6 +59,16 @@ async function exercise(client: Client, era: Era): Promise<void> {
   });
   assert.equal(invalid.isError, true);
   assert.equal((invalid.structuredContent as { reason: string }).reason, "validation_failed");
+  // Any JSON value is accepted as an asset, and judged by the schema, not by the SDK.
+  const notAnObject = await client.callTool({
+    name: "validate_asset",
+    arguments: { asset: "text", schema: "synesthetic-asset" },
+  });
+  assert.equal(notAnObject.isError, true);
+  assert.deepEqual(
+    (notAnObject.structuredContent as { errors: { path: string }[] }).errors.map((e) => e.path),
+    [""],
+  );
 
   const patch = await client.callTool({
     name: "diff_assets",

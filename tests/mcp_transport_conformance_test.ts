@@ -23,6 +23,12 @@ for (const transport of TRANSPORTS) {
           assert.equal(result.ok, true);
           assert.ok(result.schemas.some((schema) => schema.name === "synesthetic-asset"));
         }
+        // Numbers a double cannot hold come back as sent, on the direct dialect and on MCP.
+        for (const [id, method] of [["12345678901234567890", "list_schemas"], ["-5e-1", "ping"]]) {
+          await channel.send(`{"jsonrpc":"2.0","id":${id},"method":"${method}"}\n`);
+          const line = await channel.readLine();
+          assert.ok(line.startsWith(`{"jsonrpc":"2.0","id":${id},"result":{`), line.slice(0, 80));
+        }
       });
 
       await t.step("the spec's tools answer with the spec's shapes", async () => {
@@ -95,6 +101,16 @@ for (const transport of TRANSPORTS) {
           params: { name: 42 },
         });
         assert.equal((badParams.error as { code: number }).code, -32602);
+        // The SDK drops MCP requests it cannot parse: they are answered here instead.
+        for (const params of [[1], { _meta: "x" }]) {
+          const mcp = await channel.request({
+            jsonrpc: "2.0",
+            id: "m",
+            method: "tools/list",
+            params,
+          });
+          assert.equal((mcp.error as { code: number }).code, -32602, JSON.stringify(params));
+        }
       });
 
       await t.step("notifications get no reply", async () => {

@@ -82,6 +82,40 @@ Deno.test("connectValidator() uses MCP_ADAPTER_CMD and reports a child that dies
   });
 });
 
+Deno.test("connectValidator() close() stops a stdio child that ignores its input and SIGTERM", async () => {
+  await withReadyDir(async (dir) => {
+    const script = `${dir}/stubborn.ts`;
+    await Deno.writeTextFile(
+      script,
+      `Deno.addSignalListener("SIGTERM", () => console.error("ignoring SIGTERM"));
+       console.error("armed");
+       setInterval(() => {}, 1000);`,
+    );
+    const warnings: string[] = [];
+    const client = await connectValidator({
+      env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: `"${Deno.execPath()}" run ${script}` }),
+      selfCommand: SELF_COMMAND,
+      warn: (line) => warnings.push(line),
+      timeoutMs: 200,
+      closeGraceMs: 100,
+    });
+    const deadline = Date.now() + 10_000;
+    while (!warnings.includes("validator: armed") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal((await client.validateAsset({ name: "x" })).reason, "timeout");
+    // Without the SIGTERM → SIGKILL escalation close() never returns: the guard fails instead.
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      client.close().then(() => "closed"),
+      new Promise((resolve) => (guard = setTimeout(() => resolve("still waiting"), 8_000))),
+    ]);
+    clearTimeout(guard);
+    assert.equal(outcome, "closed");
+    assert.ok(warnings.includes("validator: ignoring SIGTERM"), warnings.join("\n"));
+  });
+});
+
 Deno.test("connectValidator() reports a missing adapter binary as transport_error", async () => {
   const client = await connectValidator({
     env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: "/nonexistent/adapter --x" }),

@@ -29,8 +29,8 @@ Options:
   -h, --help          show this help
 
 Environment (flags win):
-  MCP_ENDPOINT        stdio | tcp | socket
-  MCP_HOST, MCP_PORT  TCP address when MCP_ENDPOINT=tcp (host defaults to 127.0.0.1)
+  MCP_ENDPOINT        stdio | tcp | socket (unset: stdio, or tcp if MCP_HOST/MCP_PORT is set)
+  MCP_HOST, MCP_PORT  TCP address for tcp (host defaults to 127.0.0.1)
   MCP_SOCKET_PATH     socket path when MCP_ENDPOINT=socket
   MCP_READY_FILE      ready file, default /tmp/mcp.ready ("<pid> <ISO8601>")
   SYN_SCHEMAS_DIR, SYN_EXAMPLES_DIR       schema and example folders
@@ -49,7 +49,12 @@ export type ServeTarget =
   | { mode: "tcp"; hostname: string; port: number }
   | { mode: "socket"; path: string };
 
-/** Flags win over `MCP_ENDPOINT`/`MCP_HOST`/`MCP_PORT`/`MCP_SOCKET_PATH`; stdio by default. */
+/**
+ * Flags win over `MCP_ENDPOINT`/`MCP_HOST`/`MCP_PORT`/`MCP_SOCKET_PATH`. Without a flag the
+ * environment is read the way the validator client reads it (Labs spec transport table),
+ * so one configuration makes both ends meet: no `MCP_ENDPOINT` and no `MCP_HOST`/`MCP_PORT`
+ * → stdio; only `MCP_HOST`/`MCP_PORT` → tcp; an unknown `MCP_ENDPOINT` → tcp with a warning.
+ */
 export function resolveServeTarget(
   flags: { stdio?: boolean; tcp?: string; socket?: string },
   env: (name: string) => string | undefined,
@@ -66,8 +71,10 @@ export function resolveServeTarget(
   }
   const raw = env("MCP_ENDPOINT")?.trim() ?? "";
   let endpoint = raw.toLowerCase();
-  if (endpoint === "") return { mode: "stdio" };
-  if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
+  if (endpoint === "") {
+    if (!env("MCP_HOST") && !env("MCP_PORT")) return { mode: "stdio" };
+    endpoint = "tcp";
+  } else if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
     // Labs spec: an invalid MCP_ENDPOINT falls back to tcp.
     warn(`mcp:warn MCP_ENDPOINT=${JSON.stringify(raw)} is not stdio, tcp or socket; using tcp`);
     endpoint = "tcp";
@@ -78,9 +85,9 @@ export function resolveServeTarget(
     if (!path) throw new UsageError("MCP_ENDPOINT=socket needs MCP_SOCKET_PATH");
     return { mode: "socket", path };
   }
-  const port = env("MCP_PORT");
-  if (!port) throw new UsageError("MCP_ENDPOINT=tcp needs MCP_PORT (and MCP_HOST)");
-  const hostname = env("MCP_HOST") || "127.0.0.1";
+  const port = env("MCP_PORT")?.trim();
+  if (!port) throw new UsageError("tcp needs MCP_PORT (and MCP_HOST, default 127.0.0.1)");
+  const hostname = env("MCP_HOST")?.trim() || "127.0.0.1";
   return {
     mode: "tcp",
     hostname,
@@ -151,12 +158,8 @@ async function runUntilStopped(
 ): Promise<number> {
   const readyFile = io.env("MCP_READY_FILE") || DEFAULT_READY_FILE;
   const readyLine = `${Deno.pid} ${new Date().toISOString()}\n`;
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    server.shutdown();
-  };
+  const stopRequested = Promise.withResolvers<void>();
+  const stop = () => stopRequested.resolve();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stop);
   try {
@@ -169,9 +172,10 @@ async function runUntilStopped(
     }
     const address = server.mode === "stdio" ? "" : ` address=${server.address}`;
     log(`mcp:ready mode=${server.mode}${address}`);
-    await server.finished;
-    // stdin EOF: let the last responses go out before the process ends.
-    if (!stopping) await server.shutdown();
+    // Until stdin ends (stdio) or a signal comes; then in-flight requests are answered,
+    // within the shutdown grace period even when the peer has stopped reading.
+    await Promise.race([server.finished, stopRequested.promise]);
+    await server.shutdown();
     log(`mcp:shutdown mode=${server.mode}`);
     return EXIT.ok;
   } finally {

@@ -8,6 +8,7 @@
  */
 import {
   fromJsonSchema,
+  isJSONRPCRequest,
   type JSONRPCMessage,
   McpServer,
   ResourceNotFoundError,
@@ -16,7 +17,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../core/mod.ts";
-import { type JsonRpcId, type JsonRpcRequest, NO_REPLY, RpcError } from "../rpc/mod.ts";
+import { type JsonRpcId, type JsonRpcRequest, NO_REPLY, RPC_ERROR, RpcError } from "../rpc/mod.ts";
 import type { McpSession } from "./validator_handler.ts";
 import type { ToolResult, ValidatorService } from "./validator_service.ts";
 
@@ -147,13 +148,20 @@ interface Waiting {
  * The in-process transport between our connection and the SDK: inbound messages are
  * delivered one by one and their responses awaited, so MCP requests keep the
  * connection's request order; anything else the SDK sends goes out as it comes.
+ * Requests reach the SDK under ids of our own: the reply frame echoes the client's id
+ * (`dispatchLine` writes it), and the SDK discards requests whose id it does not accept
+ * (fractions, integers past 2^53) without answering, which would stall the connection.
+ * Only `subscriptions/listen` keeps the client's id, since its notifications cite it.
  */
 class BridgeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  readonly #waiting = new Map<JsonRpcId, Waiting>();
+  readonly #waiting = new Map<string, Waiting>();
+  /** Client ids of requests the SDK answers on its own (`subscriptions/listen`). */
+  readonly #passedThrough = new Set<JsonRpcId>();
   readonly #sendUnsolicited: (message: unknown) => Promise<void>;
+  #nextId = 1;
   #closed = false;
 
   constructor(sendUnsolicited: (message: unknown) => Promise<void>) {
@@ -166,39 +174,47 @@ class BridgeTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const record = message as Record<string, unknown>;
-    const id = record.id as JsonRpcId | undefined;
-    if (
-      id !== undefined && !("method" in record) && ("result" in record || "error" in record)
-    ) {
-      const waiting = this.#waiting.get(id);
+    if (!("method" in record) && ("result" in record || "error" in record)) {
+      const id = record.id as JsonRpcId;
+      const waiting = typeof id === "string" ? this.#waiting.get(id) : undefined;
       if (waiting) {
-        this.#waiting.delete(id);
+        this.#waiting.delete(id as string);
         clearTimeout(waiting.timer);
         waiting.resolve(record);
         return Promise.resolve();
       }
+      // A late answer under one of our own ids means nothing to the client: drop it.
+      if (!this.#passedThrough.delete(id)) return Promise.resolve();
     }
     if (this.#closed) return Promise.resolve();
     return this.#sendUnsolicited(message);
   }
 
   /** Hands a request to the SDK and waits for its response. */
-  request(request: JsonRpcRequest & { id: JsonRpcId }): Promise<Record<string, unknown>> {
+  request(request: JsonRpcRequest): Promise<Record<string, unknown>> {
+    // A NUL-led string: no clash with the client's ids of passed-through requests.
+    const id = `\u0000bridge-${this.#nextId++}`;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.#waiting.delete(request.id);
+        this.#waiting.delete(id);
         resolve({
           error: { code: -32603, message: "Internal error: no answer from the MCP layer" },
         });
       }, SDK_ANSWER_TIMEOUT_MS);
-      this.#waiting.set(request.id, { resolve, timer });
-      this.onmessage?.(request as unknown as JSONRPCMessage);
+      this.#waiting.set(id, { resolve, timer });
+      this.onmessage?.({ ...request, id } as unknown as JSONRPCMessage);
     });
   }
 
   /** Hands a notification (or a response to a request of the SDK's) to the SDK. */
   notify(message: Record<string, unknown>): void {
     this.onmessage?.(message as unknown as JSONRPCMessage);
+  }
+
+  /** Hands a request to the SDK that answers it itself, under the client's own id. */
+  passThrough(request: JsonRpcRequest & { id: JsonRpcId }): void {
+    this.#passedThrough.add(request.id);
+    this.onmessage?.(request as unknown as JSONRPCMessage);
   }
 
   close(): Promise<void> {
@@ -234,11 +250,24 @@ export function openMcpSession(
         transport.notify(request as unknown as Record<string, unknown>);
         return NO_REPLY;
       }
+      // The SDK discards a request it cannot parse without answering it: answer here.
+      if (!isJSONRPCRequest({ ...request, id: 0 })) {
+        throw new RpcError(
+          RPC_ERROR.invalidParams,
+          "Invalid params: MCP methods take an object (and _meta, if given, is an object)",
+        );
+      }
       if (ANSWERED_BY_NOTIFICATION.has(request.method)) {
-        transport.notify(request as unknown as Record<string, unknown>);
+        if (!isJSONRPCRequest(request)) {
+          throw new RpcError(
+            RPC_ERROR.invalidRequest,
+            `Invalid request: ${request.method} needs a string or integer id`,
+          );
+        }
+        transport.passThrough(request as JsonRpcRequest & { id: JsonRpcId });
         return NO_REPLY;
       }
-      const response = await transport.request(request as JsonRpcRequest & { id: JsonRpcId });
+      const response = await transport.request(request);
       if ("error" in response) {
         const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
         throw new RpcError(

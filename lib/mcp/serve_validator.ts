@@ -4,6 +4,8 @@ import {
   type RpcConnection,
   type RpcHandler,
   serveConnection,
+  settlesWithin,
+  SHUTDOWN_GRACE_MS,
 } from "../rpc/mod.ts";
 
 /** Where the service listens. */
@@ -17,9 +19,15 @@ export interface RunningValidatorServer {
   readonly mode: "stdio" | "tcp" | "socket";
   /** `host:port` for TCP (the real port when 0 was asked), the path for a socket. */
   readonly address: string;
-  /** Resolves when the server has stopped (stdin EOF for stdio, or after `shutdown`). */
+  /**
+   * Resolves when the server has stopped (stdin EOF for stdio, or after `shutdown`); for
+   * stdio it stays pending while a write to a reader that stopped reading is stuck.
+   */
   readonly finished: Promise<void>;
-  /** Stops accepting, lets in-flight requests finish and be answered, then closes all. */
+  /**
+   * Stops accepting, lets in-flight requests finish and be answered, then closes all;
+   * resolves within the shutdown grace period at the latest. Idempotent.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -27,23 +35,33 @@ export interface RunningValidatorServer {
  * Starts serving NDJSON JSON-RPC on an endpoint, one handler per connection. A stale
  * Unix socket file is replaced; a socket a live server still answers on is an error,
  * and so is a path that is not a socket. The socket file is removed on shutdown.
+ * `shutdownGraceMs` (default 10 s) bounds how long a shutdown waits for replies that a
+ * peer does not read.
  */
 export async function startValidatorServer(
   endpoint: ValidatorEndpoint,
   createHandler: () => RpcHandler,
+  options: { shutdownGraceMs?: number } = {},
 ): Promise<RunningValidatorServer> {
+  const shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
   if (endpoint.mode === "stdio") {
     const abort = new AbortController();
     const finished = serveConnection(endpoint.connection, createHandler(), {
       signal: abort.signal,
     });
+    let stopping: Promise<void> | undefined;
     return {
       mode: "stdio",
       address: "stdio",
       finished,
-      async shutdown() {
-        abort.abort();
-        await finished;
+      shutdown() {
+        stopping ??= (async () => {
+          abort.abort();
+          // A reader that stopped reading our output must not keep the process alive.
+          await settlesWithin(finished, shutdownGraceMs);
+          endpoint.connection.close();
+        })();
+        return stopping;
       },
     };
   }
@@ -57,7 +75,7 @@ export async function startValidatorServer(
         `Cannot listen on ${endpoint.hostname}:${endpoint.port}: ${messageOf(error)}`,
       );
     }
-    const server = new ListenerServer(listener, createHandler);
+    const server = new ListenerServer(listener, createHandler, { shutdownGraceMs });
     const addr = listener.addr as Deno.NetAddr;
     return listening("tcp", `${addr.hostname}:${addr.port}`, server, () => {});
   }
@@ -68,7 +86,7 @@ export async function startValidatorServer(
   } catch (error) {
     throw new SynError("listen_failed", `Cannot listen on ${endpoint.path}: ${messageOf(error)}`);
   }
-  const server = new ListenerServer(listener, createHandler);
+  const server = new ListenerServer(listener, createHandler, { shutdownGraceMs });
   return listening("socket", endpoint.path, server, () => {
     try {
       Deno.removeSync(endpoint.path);

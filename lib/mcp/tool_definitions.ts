@@ -7,6 +7,14 @@ export interface ToolDefinition {
   outputSchema: Record<string, unknown>;
 }
 
+/**
+ * Any JSON value, spelled as one `type` per branch: clients that check schema portability
+ * (the MCP Inspector's `--strict`) flag both an empty schema and a `type` array.
+ */
+const ANY_JSON = {
+  anyOf: ["object", "array", "string", "number", "boolean", "null"].map((type) => ({ type })),
+};
+
 const issue = {
   type: "object",
   properties: { path: { type: "string" }, msg: { type: "string" } },
@@ -93,7 +101,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
       "Returns one example asset by path or file name, with its schema name and whether it validates now.",
     inputSchema: input({ path: { type: "string" } }, ["path"]),
     outputSchema: output({
-      example: {},
+      example: { ...ANY_JSON, description: "The example asset as stored" },
       schema: { type: "string" },
       validated: { type: "boolean" },
     }),
@@ -104,7 +112,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
     description:
       "Validates an asset against a named schema (JSON Schema 2020-12). Errors are RFC 6901 pointers with messages, sorted.",
     inputSchema: input({
-      asset: { description: "The asset (any JSON value)" },
+      asset: { ...ANY_JSON, description: "The asset (any JSON value)" },
       schema: { type: "string", description: "Schema name, e.g. synesthetic-asset" },
     }, ["asset", "schema"]),
     outputSchema: output({}),
@@ -114,7 +122,10 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
     title: "Diff two assets",
     description:
       "RFC 6902 patch (add, remove, replace; arrays replaced whole) that turns base into new.",
-    inputSchema: input({ base: {}, new: {} }, ["base", "new"]),
+    inputSchema: input({
+      base: { ...ANY_JSON, description: "The document before" },
+      new: { ...ANY_JSON, description: "The document after" },
+    }, ["base", "new"]),
     outputSchema: output({
       patch: {
         type: "array",
@@ -123,7 +134,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
           properties: {
             op: { type: "string", enum: ["add", "remove", "replace"] },
             path: { type: "string" },
-            value: {},
+            value: ANY_JSON,
           },
           required: ["op", "path"],
         },

@@ -5,6 +5,7 @@ import {
   RpcClient,
   type RpcConnection,
   type RpcOutcome,
+  settlesWithin,
 } from "../rpc/mod.ts";
 import { PAYLOAD_TOO_LARGE_RESULT } from "./validator_service.ts";
 
@@ -18,6 +19,11 @@ export interface ConnectValidatorOptions {
   warn?: (line: string) => void;
   /** Per-call timeout in milliseconds (default 10,000); also bounds connecting. */
   timeoutMs?: number;
+  /**
+   * How long `close()` waits for a stdio child to exit after its input ends before it
+   * sends SIGTERM, and again before SIGKILL (default 2,000 ms).
+   */
+  closeGraceMs?: number;
 }
 
 /** A validation verdict, or a structured failure (`reason` + `detail`). */
@@ -270,9 +276,11 @@ function spawnValidator(
     exitCode = value.code;
     return value;
   });
-  const stderrDone = options.warn && child.stderr
-    ? forwardLines(child.stderr, (line) => options.warn!(`validator: ${line}`))
+  const stderrReader = options.warn ? child.stderr.getReader() : undefined;
+  const stderrDone = stderrReader
+    ? forwardLines(stderrReader, (line) => options.warn!(`validator: ${line}`))
     : Promise.resolve();
+  const graceMs = options.closeGraceMs ?? 2_000;
   const writer = child.stdin.getWriter();
   let stdinClosed = false;
   const connection: RpcConnection = {
@@ -294,16 +302,20 @@ function spawnValidator(
         ? "validator process closed its output"
         : `validator process exited with code ${exitCode}`,
     async onClose() {
-      // End of input ends a stdio server; a child that lingers is stopped.
-      const timer = setTimeout(() => {
+      // End of input ends a stdio server; a child that lingers is stopped, then killed.
+      for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+        if (await settlesWithin(status, graceMs)) break;
         try {
-          child.kill("SIGTERM");
+          child.kill(signal);
         } catch {
           // already exited
         }
-      }, 2_000);
+      }
       await status;
-      clearTimeout(timer);
+      // A grandchild may still hold the stderr pipe open: stop listening after a while.
+      if (stderrReader && !await settlesWithin(stderrDone, graceMs)) {
+        await stderrReader.cancel().catch(() => {});
+      }
       await stderrDone;
     },
   });
@@ -312,13 +324,15 @@ function spawnValidator(
 const encoder = new TextEncoder();
 
 async function forwardLines(
-  stream: ReadableStream<Uint8Array>,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
   emit: (line: string) => void,
 ): Promise<void> {
   const decoder = new TextDecoder();
   let buffered = "";
   try {
-    for await (const chunk of stream) {
+    while (true) {
+      const { value: chunk, done } = await reader.read();
+      if (done) break;
       buffered += decoder.decode(chunk, { stream: true });
       let newline: number;
       while ((newline = buffered.indexOf("\n")) !== -1) {

@@ -70,6 +70,17 @@ Deno.test("resolveValidatorTarget() is a clear error for tcp without a port or s
     error instanceof SynError && error.code === "validator_config";
   assert.throws(() => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "tcp" }), SELF), isConfigError);
   assert.throws(
+    () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1" }), SELF),
+    (error) => isConfigError(error) && /MCP_HOST and MCP_PORT/.test((error as Error).message),
+  );
+  assert.throws(() => resolveValidatorTarget(envOf({ MCP_HOST: "h" }), SELF), isConfigError);
+  const warnings: string[] = [];
+  assert.throws(
+    () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "udp" }), SELF, (l) => warnings.push(l)),
+    isConfigError,
+  );
+  assert.equal(warnings.length, 1, "the fallback warning, then the error");
+  assert.throws(
     () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "tcp", MCP_PORT: "http" }), SELF),
     isConfigError,
   );

@@ -234,7 +234,7 @@ async function postAsset(
     body = await readCapped(response, MAX_BACKEND_REPLY_BYTES);
   } catch (error) {
     if (controller.signal.aborted) {
-      log(`mcp:backend_error detail=timeout url=${redactText(target)}`);
+      log(`mcp:backend_error detail=timeout url=${redactText(withoutCredentials(target))}`);
       return { ok: false, reason: "backend_error", status: 504, detail: "timeout" };
     }
     log(`mcp:backend_error detail=${JSON.stringify(redactText(errorMessage(error)))}`);
@@ -261,7 +261,23 @@ async function postAsset(
       detail: "backend reply has no id, asset_id or uuid",
     };
   }
-  return { ok: true, asset_id: assetId, backend_url: target };
+  return { ok: true, asset_id: assetId, backend_url: withoutCredentials(target) };
+}
+
+/**
+ * The URL without `user:password@`: `fetch` sends those as basic auth, and they must not
+ * reach a caller or a log line.
+ */
+function withoutCredentials(target: string): string {
+  try {
+    const url = new URL(target);
+    if (url.username === "" && url.password === "") return target;
+    url.username = "";
+    url.password = "";
+    return url.href;
+  } catch {
+    return target;
+  }
 }
 
 function idFrom(reply: unknown): string | undefined {

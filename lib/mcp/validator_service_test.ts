@@ -194,6 +194,28 @@ Deno.test("populate_backend() posts a valid asset and returns the backend's id",
   }
 });
 
+Deno.test("populate_backend() sends URL credentials as basic auth and never echoes them", async () => {
+  const authorizations: (string | null)[] = [];
+  const backend = startBackend((request) => {
+    authorizations.push(request.headers.get("authorization"));
+    return Response.json({ id: "with-auth" });
+  });
+  try {
+    const url = backend.url.replace("http://", "http://user:s3cret@");
+    const { service: tools, logs } = service({ backend: { url } });
+    const result = await tools.call("populate_backend", { asset: { name: "x" } });
+    assert.deepEqual(result, {
+      ok: true,
+      asset_id: "with-auth",
+      backend_url: `${backend.url}/synesthetic-assets/`,
+    });
+    assert.deepEqual(authorizations, [`Basic ${btoa("user:s3cret")}`]);
+    assert.ok(!JSON.stringify([result, logs]).includes("s3cret"));
+  } finally {
+    await backend.server.shutdown();
+  }
+});
+
 Deno.test("populate_backend() never posts an invalid asset while validate_first holds", async () => {
   const backend = startBackend(() => Response.json({ id: 1 }));
   try {
@@ -255,13 +277,16 @@ Deno.test("populate_backend() gives up after its timeout", async () => {
     return Response.json({ id: "late" });
   });
   try {
-    const { service: tools } = service({ backend: { url: backend.url, timeoutMs: 50 } });
+    const url = backend.url.replace("http://", "http://user:s3cret@");
+    const { service: tools, logs } = service({ backend: { url, timeoutMs: 50 } });
     assert.deepEqual(await tools.call("populate_backend", { asset: { name: "x" } }), {
       ok: false,
       reason: "backend_error",
       status: 504,
       detail: "timeout",
     });
+    assert.ok(logs.some((line) => line.includes("detail=timeout")));
+    assert.ok(!logs.join("\n").includes("s3cret"), "no credentials in the log");
   } finally {
     release.resolve();
     await backend.server.shutdown();

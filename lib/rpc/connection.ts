@@ -85,10 +85,15 @@ export async function serveConnection(
   }
 }
 
+/** How long a shutdown waits for in-flight replies before it closes connections anyway. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 /**
  * Accepts connections on a listener and serves each with its own handler, all at once
  * (each connection keeps its own request order). `shutdown()` stops accepting, lets
  * every in-flight request finish and its response be written, then closes everything.
+ * A peer that stops reading cannot hold a shutdown for longer than `shutdownGraceMs`
+ * (default 10 s, longer than any request takes): then its connection is closed unanswered.
  */
 export class ListenerServer {
   readonly #listener: Deno.Listener;
@@ -97,16 +102,18 @@ export class ListenerServer {
   readonly #sessions = new Set<Promise<void>>();
   readonly #connections = new Set<RpcConnection>();
   readonly #accepting: Promise<void>;
-  #maxLineBytes: number;
+  readonly #maxLineBytes: number;
+  readonly #shutdownGraceMs: number;
 
   constructor(
     listener: Deno.Listener,
     createHandler: () => RpcHandler,
-    options: { maxLineBytes?: number } = {},
+    options: { maxLineBytes?: number; shutdownGraceMs?: number } = {},
   ) {
     this.#listener = listener;
     this.#createHandler = createHandler;
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
     this.#accepting = this.#accept();
   }
 
@@ -156,7 +163,23 @@ export class ListenerServer {
       }
     }
     await this.#accepting;
-    await Promise.all([...this.#sessions]);
+    const sessions = Promise.all([...this.#sessions]);
+    if (!await settlesWithin(sessions, this.#shutdownGraceMs)) {
+      // Replies still unwritten now wait on peers that stopped reading.
+      for (const connection of this.#connections) connection.close();
+      await sessions;
+    }
+  }
+}
+
+/** True when `promise` settles within `ms`; false when the time runs out first. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

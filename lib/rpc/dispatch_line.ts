@@ -1,5 +1,4 @@
 import {
-  errorResponse,
   isJsonRpcId,
   type JsonRpcId,
   type JsonRpcRequest,
@@ -56,31 +55,27 @@ export async function dispatchLine(
     message = JSON.parse(text);
   } catch {
     // JSON-RPC 2.0 §5.1: invalid JSON → -32700, id null (it could not be read).
-    return frame(errorResponse(null, RPC_ERROR.parseError, "Parse error"));
+    return errorFrame(null, RPC_ERROR.parseError, "Parse error");
   }
   if (Array.isArray(message)) {
     // MCP spec §3: batches are not supported; exactly one request per line.
-    return frame(
-      errorResponse(null, RPC_ERROR.invalidRequest, "Invalid request: batches are not supported"),
-    );
+    return errorFrame(null, RPC_ERROR.invalidRequest, "Invalid request: batches are not supported");
   }
   if (message === null || typeof message !== "object") {
-    return frame(
-      errorResponse(null, RPC_ERROR.invalidRequest, "Invalid request: not a JSON object"),
-    );
+    return errorFrame(null, RPC_ERROR.invalidRequest, "Invalid request: not a JSON object");
   }
   const envelope = message as Record<string, unknown>;
   const hasId = Object.hasOwn(envelope, "id");
   if (hasId && !isJsonRpcId(envelope.id)) {
-    return frame(
-      errorResponse(
-        null,
-        RPC_ERROR.invalidRequest,
-        "Invalid request: id must be a string or number",
-      ),
+    return errorFrame(
+      null,
+      RPC_ERROR.invalidRequest,
+      "Invalid request: id must be a string or number",
     );
   }
   const id = hasId ? envelope.id as JsonRpcId : null;
+  // JSON-RPC 2.0 §5: the reply carries the request's id unchanged.
+  const echoId = typeof id === "number" ? numberAsSent(text, id) : id;
   if (
     !Object.hasOwn(envelope, "method") &&
     (Object.hasOwn(envelope, "result") || Object.hasOwn(envelope, "error"))
@@ -90,19 +85,17 @@ export async function dispatchLine(
     return undefined;
   }
   if (envelope.jsonrpc !== "2.0") {
-    return frame(
-      errorResponse(id, RPC_ERROR.invalidRequest, 'Invalid request: jsonrpc must be "2.0"'),
-    );
+    return errorFrame(echoId, RPC_ERROR.invalidRequest, 'Invalid request: jsonrpc must be "2.0"');
   }
   if (typeof envelope.method !== "string") {
-    return frame(
-      errorResponse(id, RPC_ERROR.invalidRequest, "Invalid request: method must be a string"),
-    );
+    return errorFrame(echoId, RPC_ERROR.invalidRequest, "Invalid request: method must be a string");
   }
   const params = envelope.params;
   if (params !== undefined && (params === null || typeof params !== "object")) {
-    return frame(
-      errorResponse(id, RPC_ERROR.invalidRequest, "Invalid request: params must be an object"),
+    return errorFrame(
+      echoId,
+      RPC_ERROR.invalidRequest,
+      "Invalid request: params must be an object",
     );
   }
   const request = envelope as unknown as JsonRpcRequest;
@@ -113,18 +106,46 @@ export async function dispatchLine(
     // JSON-RPC 2.0 §4.1: a notification gets no reply, not even an error.
     if (!hasId) return undefined;
     if (error instanceof RpcError) {
-      return frame(errorResponse(id, error.code, error.message, error.data));
+      return errorFrame(echoId, error.code, error.message, error.data);
     }
     handler.log?.(`rpc:error method=${request.method} detail=${describe(error)}`);
-    return frame(errorResponse(id, RPC_ERROR.internalError, "Internal error"));
+    return errorFrame(echoId, RPC_ERROR.internalError, "Internal error");
   }
   if (!hasId || result === NO_REPLY) return undefined;
   try {
-    return JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n";
+    return JSON.stringify({ jsonrpc: "2.0", id: echoId, result }) + "\n";
   } catch (error) {
     handler.log?.(`rpc:error method=${request.method} detail=${describe(error)}`);
-    return frame(errorResponse(id, RPC_ERROR.internalError, "Internal error"));
+    return errorFrame(echoId, RPC_ERROR.internalError, "Internal error");
   }
+}
+
+/** `JSON.rawJSON` (V8, not yet in TypeScript's lib): a value serialized as the given text. */
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * The id to echo for a numeric request id. A safe integer is its own exact value; any
+ * other number (past 2^53, a fraction, `-0`) is echoed as the text that was sent, since
+ * a double may not hold its value (`12345678901234567890` would come back changed).
+ */
+function numberAsSent(text: string, id: number): unknown {
+  if (Number.isSafeInteger(id) && !Object.is(id, -0)) return id;
+  // Rare, so the second parse (with the source text of each primitive) costs nothing overall.
+  const sources = new Map<unknown, string>();
+  const root = JSON.parse(
+    text,
+    function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+      if (key === "id" && context?.source !== undefined) sources.set(this, context.source);
+      return value;
+    },
+  );
+  const source = sources.get(root);
+  return source === undefined ? id : rawJson(source);
+}
+
+function errorFrame(id: unknown, code: number, message: string, data?: unknown): string {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return JSON.stringify({ jsonrpc: "2.0", id, error }) + "\n";
 }
 
 function frame(response: JsonRpcResponse): string {

@@ -38,6 +38,32 @@ Deno.test("dispatchLine() echoes the id exactly and wraps the result", async () 
   });
 });
 
+Deno.test("dispatchLine() echoes numeric ids a double cannot hold as they were sent", async () => {
+  const cases = [
+    ["12345678901234567890", '{"echo":{"id":1}}'],
+    ["-0", '{"echo":null}'],
+    ["0.1000000000000000055511151231257827", '{"echo":null}'],
+    ["-9007199254740993", '{"echo":null}'],
+  ];
+  for (const [id, result] of cases) {
+    // A nested "id" in params must not be mistaken for the request's.
+    const params = result.includes('"id"') ? ',"params":{"id":1}' : "";
+    const frame = await dispatchLine(
+      { kind: "line", text: `{"jsonrpc":"2.0","id":${id},"method":"m"${params}}` },
+      handler(),
+    );
+    assert.equal(frame, `{"jsonrpc":"2.0","id":${id},"result":${result}}\n`);
+  }
+  const failed = await dispatchLine(
+    { kind: "line", text: '{"params":{"id":2.5},"jsonrpc":"2.0","id":1.25e-7,"method":"bad"}' },
+    handler(),
+  );
+  assert.equal(
+    failed,
+    '{"jsonrpc":"2.0","id":1.25e-7,"error":{"code":-32602,"message":"Invalid params: x"}}\n',
+  );
+});
+
 Deno.test("dispatchLine() answers invalid JSON with -32700 and id null", async () => {
   assert.deepEqual(await reply('{"jsonrpc":"2.0","id":1,'), {
     jsonrpc: "2.0",

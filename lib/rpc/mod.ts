@@ -35,5 +35,7 @@ export {
   ListenerServer,
   type RpcConnection,
   serveConnection,
+  settlesWithin,
+  SHUTDOWN_GRACE_MS,
 } from "./connection.ts";
 export { RpcClient, type RpcOutcome } from "./rpc_client.ts";

@@ -31,6 +31,7 @@ export class RpcClient {
   readonly #pending = new Map<JsonRpcId, Pending>();
   readonly #maxLineBytes: number;
   readonly #reading: Promise<void>;
+  readonly #stopReading = new AbortController();
   #nextId = 1;
   #closedDetail: string | undefined;
   #describeClose: () => string;
@@ -125,10 +126,14 @@ export class RpcClient {
     }
   }
 
-  /** Closes the connection; pending calls resolve with `transport_error`. */
+  /**
+   * Closes the connection; pending calls resolve with `transport_error`. Does not wait
+   * for the peer: whatever it still sends is not read.
+   */
   async close(): Promise<void> {
     this.#finish("client closed");
     this.#connection.close();
+    this.#stopReading.abort();
     await this.#reading;
   }
 
@@ -152,6 +157,7 @@ export class RpcClient {
       for await (
         const line of readNdjsonLines(this.#connection.readable, {
           maxLineBytes: this.#maxLineBytes,
+          signal: this.#stopReading.signal,
         })
       ) {
         if (line.kind === "oversize") {

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import type { RpcConnection } from "../rpc/mod.ts";
+import { fakeSchemaStore } from "../../tests/mcp_fake_store.ts";
+import { startValidatorServer } from "./serve_validator.ts";
+import { createValidatorHandler } from "./validator_handler.ts";
+import { ValidatorService } from "./validator_service.ts";
+
+Deno.test("startValidatorServer() stdio shutdown is not held up by a reader that stopped reading", async () => {
+  const encoder = new TextEncoder();
+  let input!: ReadableStreamDefaultController<Uint8Array>;
+  const writes: string[] = [];
+  let closed = false;
+  // stdout whose reader has gone away: every write stays pending.
+  const stalled: RpcConnection = {
+    readable: new ReadableStream({ start: (controller) => void (input = controller) }),
+    write(data) {
+      writes.push(typeof data === "string" ? data : new TextDecoder().decode(data));
+      return new Promise(() => {});
+    },
+    close() {
+      closed = true;
+      input.close();
+    },
+  };
+  const service = new ValidatorService({ store: fakeSchemaStore() });
+  const server = await startValidatorServer(
+    { mode: "stdio", connection: stalled },
+    () => createValidatorHandler(service, { mcp: false }),
+    { shutdownGraceMs: 50 },
+  );
+  input.enqueue(encoder.encode('{"jsonrpc":"2.0","id":1,"method":"list_schemas"}\n'));
+  const deadline = Date.now() + 5_000;
+  while (writes.length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.equal(writes.length, 1, "the reply was attempted");
+  // Without the grace period this never returns; the guard turns a hang into a failure.
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    server.shutdown().then(() => "stopped"),
+    new Promise((resolve) => (guard = setTimeout(() => resolve("still waiting"), 5_000))),
+  ]);
+  clearTimeout(guard);
+  assert.equal(outcome, "stopped");
+  assert.equal(closed, true, "the connection is closed after the grace period");
+  assert.equal(await server.shutdown(), undefined, "a second shutdown returns at once");
+});
