@@ -419,10 +419,11 @@ export function startMockLlmServer(options: MockLlmServerOptions = {}): Promise<
     return new Response(body, { status: 200, headers: { "content-type": contentType } });
   }
 
-  function oversized(chunked: boolean): Response {
+  /** A body of `oversizedBytes`: one JSON value, or for a stream one event that large. */
+  function oversized(chunked: boolean, stream: boolean): Response {
     const piece = encoder.encode("x".repeat(64 * 1024));
-    const head = encoder.encode('{"pad":"');
-    const tail = encoder.encode('"}');
+    const head = encoder.encode(stream ? 'data: {"pad":"' : '{"pad":"');
+    const tail = encoder.encode(stream ? '"}\n\n' : '"}');
     const fill = oversizedBytes - head.length - tail.length;
     let sent = -1;
     const body = new ReadableStream<Uint8Array>({
@@ -440,7 +441,9 @@ export function startMockLlmServer(options: MockLlmServerOptions = {}): Promise<
         }
       },
     });
-    const headers: Record<string, string> = { "content-type": "application/json" };
+    const headers: Record<string, string> = {
+      "content-type": stream ? "text/event-stream" : "application/json",
+    };
     if (!chunked) headers["content-length"] = String(oversizedBytes);
     return new Response(body, { status: 200, headers });
   }
@@ -592,7 +595,7 @@ export function startMockLlmServer(options: MockLlmServerOptions = {}): Promise<
       return fail(504, "Hung request released", "api_error");
     }
     if (faultName === "oversized" || faultName === "oversized-chunked") {
-      return oversized(faultName === "oversized-chunked");
+      return oversized(faultName === "oversized-chunked", parsed.stream);
     }
 
     let answer: unknown;

@@ -235,6 +235,10 @@ for (const provider of PROVIDERS) {
     assert.equal(error.attempts, 4);
     assert.match(error.detail, /No response headers within 150 ms/);
     assert.deepEqual(clock.sleeps, [200, 400, 800]);
+    assert.deepEqual(
+      error.attemptErrors.map((entry) => [entry.attempt, entry.reason, entry.delayMs]),
+      [[1, "timeout", 200], [2, "timeout", 400], [3, "timeout", 800], [4, "timeout", undefined]],
+    );
   });
 
   Deno.test(`mock server ${provider}: a body that stalls is a timeout`, async () => {
@@ -266,6 +270,12 @@ for (const provider of PROVIDERS) {
     assert.equal(error.reason, "bad_response");
     assert.equal(error.attempts, 1);
     assert.equal(server.requests.length, 1);
+    server.script("malformed");
+    const streamed = await collect(model.stream({ prompt: "x" }));
+    assert.ok(streamed.error instanceof ProviderError);
+    assert.equal(streamed.error.reason, "bad_response");
+    assert.match(streamed.error.detail, /^Stream event is not a JSON object/);
+    assert.equal(server.requests.length, 2);
   });
 
   Deno.test(`mock server ${provider}: a schema-invalid answer is bad_response without retry`, async () => {
@@ -290,6 +300,15 @@ for (const provider of PROVIDERS) {
     assert.equal(counted.reason, "bad_response");
     assert.match(counted.detail, /over the 1 MiB cap: more than 1048576 bytes/);
     assert.equal(server.requests.length, 2);
+    for (const fault of ["oversized", "oversized-chunked"]) {
+      server.script(fault);
+      const { deltas, error } = await collect(model.stream({ prompt: "x" }));
+      assert.deepEqual(deltas, []);
+      assert.ok(error instanceof ProviderError);
+      assert.equal(error.reason, "bad_response");
+      assert.equal(error.detail, "Stream event is over the 1 MiB cap");
+      assert.equal(error.attempts, 1);
+    }
   });
 
   Deno.test(`mock server ${provider}: requests over 256 KiB never leave`, async () => {
@@ -357,6 +376,45 @@ for (const provider of PROVIDERS) {
     assert.deepEqual(clock.sleeps, [200, 1000]);
   });
 }
+
+Deno.test("mock server openai-compatible: no key, and streamed deltas concatenate to the final text", async () => {
+  const answer = "Ollama, vLLM and llama.cpp speak the OpenAI wire format.";
+  await using server = await startMockLlmServer({ answer: () => answer, chunkSize: 3 });
+  const env: Record<string, string> = {
+    LABS_EXTERNAL_LIVE: "1",
+    OPENAI_ENDPOINT: server.openaiUrl,
+  };
+  const model = createLanguageModel(
+    resolveModelConfig("openai-compatible", { env: (name) => env[name] }),
+  );
+  const { deltas, finish, error } = await collect(model.stream({ prompt: "x", maxTokens: 20 }));
+  assert.equal(error, undefined);
+  assert.ok(deltas.length > 10);
+  assert.equal(deltas.join(""), answer);
+  assert.equal(finish?.result.text, answer);
+  assert.equal(finish?.result.provider, "openai-compatible");
+  assert.equal(server.requests[0].headers.authorization, undefined);
+  assert.equal((server.requests[0].body as { max_tokens: number }).max_tokens, 20);
+});
+
+Deno.test("mock server: a stream that keeps trickling ends at the total timeout", async () => {
+  await using server = await startMockLlmServer({
+    answer: () => "x".repeat(400),
+    chunkSize: 1,
+    frameDelayMs: 10,
+  });
+  for (const provider of PROVIDERS) {
+    const { model } = modelFor(server, provider);
+    const { deltas, finish, error } = await collect(
+      model.stream({ prompt: "x", timeouts: { connectMs: 2000, readMs: 2000, totalMs: 150 } }),
+    );
+    assert.ok(deltas.length > 0 && deltas.length < 400, `${provider}: ${deltas.length} deltas`);
+    assert.equal(finish, undefined);
+    assert.ok(error instanceof ProviderError);
+    assert.equal(error.reason, "timeout", provider);
+    assert.match(error.detail, /^Request took longer than 150 ms \(after \d+ text deltas\)$/);
+  }
+});
 
 Deno.test("mock server: Gemini's 400 API_KEY_INVALID is auth_error", async () => {
   await using server = await startMockLlmServer();

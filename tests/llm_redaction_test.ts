@@ -67,6 +67,39 @@ Deno.test("redaction: errors, logs and results never contain a key", async () =>
   for (const line of written) assertNoKey(line, "output");
 });
 
+Deno.test("redaction: a key in an endpoint's query is masked in logs, errors and results", async () => {
+  await using server = await startMockLlmServer();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const written: string[] = [];
+  for (
+    const endpoint of [
+      `${server.geminiUrl}?key=SYNFAKEKEY-query-0123`,
+      `http://127.0.0.1:${closedPort}/v1beta?key=SYNFAKEKEY-query-0123`,
+    ]
+  ) {
+    const env: Record<string, string> = { ...KEYS, GEMINI_ENDPOINT: endpoint };
+    const config = resolveModelConfig("gemini", { env: (name) => env[name] });
+    const mock = createLanguageModel(config);
+    written.push(mock.endpoint, JSON.stringify(await mock.generate({ prompt: "x" })));
+    const live = createLanguageModel(
+      resolveModelConfig("gemini", { flags: { live: true }, env: (name) => env[name] }),
+      { clock: new FakeClock(), log: (line) => written.push(line) },
+    );
+    written.push(live.endpoint);
+    const outcome = await live.generate({ prompt: "x" }).then(
+      (result) => JSON.stringify(result),
+      (error) => [error.message, JSON.stringify(error.data)].join("\n"),
+    );
+    written.push(outcome);
+  }
+  assert.equal(server.requests[0].search, "?key=SYNFAKEKEY-query-0123", "the key was sent");
+  assert.ok(written.some((line) => line.includes("network_error")), written.join("\n"));
+  assert.ok(written.some((line) => line.includes("?key=***redacted***")));
+  for (const line of written) assertNoKey(line, "output");
+});
+
 Deno.test("redaction: the demo server's stdout and stderr never contain a key", async () => {
   const script = new URL("../scripts/mock_llm_server.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {

@@ -4,6 +4,8 @@ import { ANTHROPIC_VERSION } from "./resolve_model_config.ts";
 import {
   asRecord,
   conversationOf,
+  endpointPath,
+  endpointUrl,
   makeUsage,
   numberOrUndefined,
   parseJsonEvent,
@@ -22,7 +24,7 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
  * `/v1` — so both `https://api.anthropic.com` and `https://api.anthropic.com/v1` work.
  */
 export function anthropicMessagesUrl(endpoint: string): string {
-  return /\/v1$/.test(endpoint) ? `${endpoint}/messages` : `${endpoint}/v1/messages`;
+  return endpointUrl(endpoint, /\/v1$/.test(endpointPath(endpoint)) ? "/messages" : "/v1/messages");
 }
 
 /** A tool's input must be an object: other schemas are wrapped as `{ value: … }`. */

@@ -3,6 +3,7 @@ import { ProviderError } from "./provider_error.ts";
 import {
   asRecord,
   conversationOf,
+  endpointUrl,
   makeUsage,
   numberOrUndefined,
   parseJsonEvent,
@@ -68,7 +69,8 @@ export const geminiWire: Wire = {
     if (Object.keys(generationConfig).length) body.generationConfig = generationConfig;
     const action = stream ? "streamGenerateContent?alt=sse" : "generateContent";
     if (stream) headers.accept = "text/event-stream";
-    return { url: `${config.endpoint}/models/${modelPath(config.model)}:${action}`, headers, body };
+    const url = endpointUrl(config.endpoint, `/models/${modelPath(config.model)}:${action}`);
+    return { url, headers, body };
   },
 
   parseAnswer(body): WireAnswer {

@@ -25,6 +25,12 @@ export class HttpAttempt {
   #totalTimer?: ReturnType<typeof setTimeout>;
   #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  /**
+   * Rejects when the attempt is aborted (a timer or the caller). Raced against fetch, so
+   * the limits hold even for a fetch that ignores its signal; a body read is ended by
+   * cancelling the reader instead (see `#stop`).
+   */
+  readonly #aborted: Promise<never>;
 
   constructor(
     timeouts: Timeouts,
@@ -35,6 +41,14 @@ export class HttpAttempt {
     this.#callerSignal = callerSignal;
     this.#redact = redact;
     callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
+    const signal = this.#controller.signal;
+    this.#aborted = new Promise<never>((_resolve, reject) => {
+      signal.addEventListener("abort", () => {
+        this.#stop();
+        reject(signal.reason);
+      }, { once: true });
+    });
+    this.#aborted.catch(() => {}); // raced in send(); never an unhandled rejection
   }
 
   #expire(kind: TimeoutKind) {
@@ -42,6 +56,9 @@ export class HttpAttempt {
     this.#timedOut = kind;
     this.#controller.abort(new DOMException(`${kind} timeout`, "TimeoutError"));
   }
+
+  /** Ends a pending body read, even of a body that ignores the abort signal. */
+  #stop = () => this.#reader?.cancel().catch(() => {});
 
   /** Maps whatever fetch or a body read threw to a `ProviderError` (or a `CallerAbort`). */
   failure(error: unknown): ProviderError | CallerAbort {
@@ -69,7 +86,11 @@ export class HttpAttempt {
     this.#totalTimer = setTimeout(() => this.#expire("total"), this.#timeouts.totalMs);
     this.#connectTimer = setTimeout(() => this.#expire("connect"), this.#timeouts.connectMs);
     try {
-      return await fetcher(url, { ...init, signal: this.#controller.signal });
+      if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
+      return await Promise.race([
+        fetcher(url, { ...init, signal: this.#controller.signal }),
+        this.#aborted,
+      ]);
     } catch (error) {
       throw this.failure(error);
     } finally {
@@ -111,6 +132,8 @@ export class HttpAttempt {
         } finally {
           clearTimeout(this.#readTimer);
         }
+        // A read ended by `#stop` looks like the end of the body: report why it stopped.
+        if (this.#controller.signal.aborted) throw this.failure(this.#controller.signal.reason);
         if (step.done) return;
         total += step.value.byteLength;
         if (total > limit) {

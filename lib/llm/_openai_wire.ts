@@ -2,6 +2,7 @@
 import { ProviderError } from "./provider_error.ts";
 import {
   asRecord,
+  endpointUrl,
   makeUsage,
   numberOrUndefined,
   openAiMessages,
@@ -47,7 +48,12 @@ export const openAiWire: Wire = {
     };
     const temperature = request.temperature ?? config.temperature;
     if (temperature !== undefined) body.temperature = temperature;
-    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    if (request.maxTokens !== undefined) {
+      // OpenAI deprecated `max_tokens` (newer models refuse it); compatible servers
+      // (Ollama, vLLM, llama.cpp) know `max_tokens` best.
+      const field = config.provider === "openai" ? "max_completion_tokens" : "max_tokens";
+      body[field] = request.maxTokens;
+    }
     if (request.seed !== undefined) body.seed = request.seed;
     if (request.jsonSchema) {
       body.response_format = {
@@ -63,7 +69,7 @@ export const openAiWire: Wire = {
       body.stream = true;
       body.stream_options = { include_usage: true };
     }
-    return { url: `${config.endpoint}/chat/completions`, headers, body };
+    return { url: endpointUrl(config.endpoint, "/chat/completions"), headers, body };
   },
 
   parseAnswer(body) {

@@ -42,6 +42,27 @@ export interface Wire {
   unwrapStreamJson?(request: GenerateRequest, json: unknown): unknown;
 }
 
+/**
+ * `path` (which may carry its own query, like `:streamGenerateContent?alt=sse`) appended
+ * to the endpoint's path, before the endpoint's own query.
+ */
+export function endpointUrl(endpoint: string, path: string): string {
+  const [base, query] = splitQuery(endpoint);
+  const [pathOnly, pathQuery] = splitQuery(path);
+  const queries = [pathQuery, query].filter((part) => part !== "");
+  return `${base}${pathOnly}${queries.length ? `?${queries.join("&")}` : ""}`;
+}
+
+/** The endpoint's path without its query. */
+export function endpointPath(endpoint: string): string {
+  return splitQuery(endpoint)[0];
+}
+
+function splitQuery(text: string): [string, string] {
+  const mark = text.indexOf("?");
+  return mark === -1 ? [text, ""] : [text.slice(0, mark), text.slice(mark + 1)];
+}
+
 /** The system text and the conversation, with `prompt` appended as the last user turn. */
 export function conversationOf(
   request: GenerateRequest,

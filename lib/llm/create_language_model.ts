@@ -31,8 +31,16 @@ import type {
 
 /** Labs spec: request bodies over 256 KiB are refused before sending. */
 export const REQUEST_BODY_LIMIT = 256 * 1024;
-/** Labs spec: raw responses over 1 MiB are refused while reading, before parsing. */
+/**
+ * Labs spec: raw responses over 1 MiB are refused while reading, before parsing. In a
+ * stream the cap applies to each event and to the answer text the deltas add up to.
+ */
 export const RESPONSE_BODY_LIMIT = 1024 * 1024;
+/**
+ * The wire bytes of one stream. Every delta travels in a JSON envelope of a few hundred
+ * bytes (OpenAI: ~250 per token), so a 1 MiB answer needs several MiB of events.
+ */
+const STREAM_BODY_LIMIT = 8 * RESPONSE_BODY_LIMIT;
 /** Error bodies are only read this far: enough for the message and retry hints. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -72,7 +80,7 @@ export function createLanguageModel(
     return mockLanguageModel(deps.mock ?? defaultMockAnswer, {
       provider: config.provider,
       model: config.model,
-      endpoint: config.endpoint,
+      endpoint: redactText(config.endpoint, config.secrets),
       apiVersion: config.apiVersion,
     });
   }
@@ -100,16 +108,17 @@ class HttpLanguageModel implements LanguageModel {
 
   constructor(config: ModelConfig, deps: LanguageModelDeps) {
     this.#config = config;
+    this.#secrets = [...config.secrets];
+    if (config.apiKey) this.#secrets.push(config.apiKey);
     this.provider = config.provider;
     this.model = config.model;
-    this.endpoint = config.endpoint;
+    // Shown in results and provenance: masked like everything else that leaves the layer.
+    this.endpoint = this.#redact(config.endpoint);
     this.#wire = WIRES[config.provider as Exclude<ProviderName, "mock">];
     this.#fetch = deps.fetch ?? fetch;
     this.#clock = deps.clock ?? systemClock;
     this.#random = deps.random ?? Math.random;
     this.#log = deps.log;
-    this.#secrets = [...config.secrets];
-    if (config.apiKey) this.#secrets.push(config.apiKey);
   }
 
   #redact = (text: string): string => redactText(text, this.#secrets);
@@ -127,7 +136,7 @@ class HttpLanguageModel implements LanguageModel {
       attemptErrors: attemptErrors.map((entry) => ({ ...entry })),
       provider: this.provider,
       model: this.model,
-      endpoint: this.#redact(this.endpoint),
+      endpoint: this.endpoint,
     });
   }
 
@@ -216,7 +225,7 @@ class HttpLanguageModel implements LanguageModel {
       model: this.model,
       provider: this.provider,
       mode: "live",
-      endpoint: this.#redact(this.endpoint),
+      endpoint: this.endpoint,
       apiVersion: this.#config.apiVersion,
       attempts,
     };
@@ -285,23 +294,62 @@ class HttpLanguageModel implements LanguageModel {
       try {
         const response = await http.send(this.#fetch, prepared.url, prepared.init);
         if (!response.ok) throw await this.#failedStatus(http, response);
+        const type = response.headers.get("content-type") ?? "";
+        if (/json/i.test(type)) {
+          // A server that ignored `stream: true`: not something a retry would change.
+          const body = await http.text(response, ERROR_BODY_LIMIT, { truncate: true });
+          throw new ProviderError(
+            "bad_response",
+            `Expected an event stream, got ${type}: ${body.replace(/\s+/g, " ").slice(0, 200)}`,
+            { status: response.status },
+          );
+        }
         const state = this.#wire.newStreamState();
         const parser = new SseParser();
         const decoder = new TextDecoder();
         const rawParts: string[] = [];
         let text = "";
+        let textBytes = 0;
+        const eventTooLarge = () =>
+          new ProviderError(
+            "bad_response",
+            `Stream event is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
+            { status: response.status },
+          );
+        /** Events in order; `cut` marks one the stream ended inside (no blank line after it). */
         const events = async function* (source: AsyncIterable<Uint8Array>) {
           for await (const chunk of source) {
-            yield* parser.push(decoder.decode(chunk, { stream: true }));
+            const complete = parser.push(decoder.decode(chunk, { stream: true }));
+            for (const event of complete) yield { event, cut: false };
+            if (parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge();
           }
-          yield* parser.push(decoder.decode());
-          yield* parser.end();
+          for (const event of parser.push(decoder.decode())) yield { event, cut: false };
+          for (const event of parser.end()) yield { event, cut: true };
         };
         // One event at a time: deltas before an error event in the same chunk still arrive.
-        for await (const event of events(http.chunks(response, RESPONSE_BODY_LIMIT))) {
+        for await (const { event, cut } of events(http.chunks(response, STREAM_BODY_LIMIT))) {
+          if (event.data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge();
           rawParts.push(event.data);
-          const step = this.#wire.onEvent(state, event, request);
+          let step;
+          try {
+            step = this.#wire.onEvent(state, event, request);
+          } catch (error) {
+            if (cut && error instanceof ProviderError && error.reason === "bad_response") {
+              throw new ProviderError("network_error", "Stream ended in the middle of an event", {
+                status: response.status,
+              });
+            }
+            throw error;
+          }
           for (const delta of step.deltas) {
+            textBytes += encoder.encode(delta).byteLength;
+            if (textBytes > RESPONSE_BODY_LIMIT) {
+              throw new ProviderError(
+                "bad_response",
+                `Streamed answer is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
+                { status: response.status },
+              );
+            }
             text += delta;
             delivered++;
             yield { type: "text-delta", text: delta };
@@ -312,9 +360,7 @@ class HttpLanguageModel implements LanguageModel {
           throw new ProviderError(
             "network_error",
             "Stream ended before the provider's end marker",
-            {
-              status: response.status,
-            },
+            { status: response.status },
           );
         }
         let json: unknown;

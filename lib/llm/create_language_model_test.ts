@@ -118,7 +118,7 @@ Deno.test("createLanguageModel() maps an OpenAI JSON request and answer", async 
     model: "gpt-4o-mini",
     messages: [{ role: "system", content: "be brief" }, { role: "user", content: "a title" }],
     temperature: 0.2,
-    max_tokens: 100,
+    max_completion_tokens: 100,
     seed: 42,
     response_format: {
       type: "json_schema",
@@ -131,6 +131,48 @@ Deno.test("createLanguageModel() maps an OpenAI JSON request and answer", async 
   assert.equal(result.apiVersion, "v1");
   assert.equal(result.responseHash.length, 16);
   assert.equal(result.rawSize, new TextEncoder().encode(result.raw).byteLength);
+});
+
+Deno.test("createLanguageModel() sends max_tokens to OpenAI-compatible servers", async () => {
+  const { model, calls } = liveModel("openai-compatible", [OPENAI_OK], {
+    env: { LABS_EXTERNAL_LIVE: "1" },
+  });
+  await model.generate({ prompt: "x", maxTokens: 64 });
+  assert.equal(calls[0].url, "http://127.0.0.1:11434/v1/chat/completions");
+  assert.equal(calls[0].body.max_tokens, 64);
+  assert.equal(calls[0].body.max_completion_tokens, undefined);
+});
+
+Deno.test("createLanguageModel() keeps an endpoint's query after the path and masks its key", async () => {
+  const geminiOk = jsonResponse(200, {
+    candidates: [{ content: { parts: [{ text: "ok" }] }, finishReason: "STOP" }],
+  });
+  const { model, calls, lines } = liveModel("gemini", [jsonResponse(500, {}), geminiOk], {
+    env: { ...LIVE_ENV, GEMINI_ENDPOINT: "https://gw.example/v1beta?key=QUERYKEY1234&tier=b" },
+  });
+  const result = await model.generate({ prompt: "x" });
+  assert.equal(
+    calls[0].url,
+    "https://gw.example/v1beta/models/gemini-2.0-flash:generateContent?key=QUERYKEY1234&tier=b",
+  );
+  const streamCalls = liveModel("gemini", [geminiOk], {
+    env: { ...LIVE_ENV, GEMINI_ENDPOINT: "https://gw.example/v1beta?key=QUERYKEY1234" },
+  });
+  await collect(streamCalls.model.stream({ prompt: "x" }));
+  assert.equal(
+    streamCalls.calls[0].url,
+    "https://gw.example/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse&key=QUERYKEY1234",
+  );
+  const shown = [model.endpoint, result.endpoint, ...lines].join("\n");
+  assert.ok(!shown.includes("QUERYKEY1234"), shown);
+  assert.match(result.endpoint, /\?key=\*\*\*redacted\*\*\*&tier=b$/);
+  assert.ok(lines.some((line) => line.includes("generateContent?key=***redacted***")));
+
+  const anthropic = liveModel("anthropic", [jsonResponse(200, { content: [] })], {
+    env: { ...LIVE_ENV, ANTHROPIC_ENDPOINT: "https://gw.example/v1?api-version=2" },
+  });
+  await anthropic.model.generate({ prompt: "x" });
+  assert.equal(anthropic.calls[0].url, "https://gw.example/v1/messages?api-version=2");
 });
 
 Deno.test("createLanguageModel() maps a Gemini request with the key header", async () => {
@@ -211,6 +253,10 @@ Deno.test("createLanguageModel() refuses a request body over 256 KiB before send
   assert.equal(calls.length, 0);
   const fits = await model.generate({ prompt: "x".repeat(REQUEST_BODY_LIMIT - 200) });
   assert.equal(fits.text, "hello");
+  // The cap counts UTF-8 bytes: 90,000 "✓" are 270,000 bytes.
+  const wide = await failure(model.generate({ prompt: "✓".repeat(90_000) }));
+  assert.match(wide.detail, /over the 256 KiB cap: 2700\d\d bytes/);
+  assert.equal(calls.length, 1);
 });
 
 Deno.test("createLanguageModel() refuses a declared Content-Length over 1 MiB without reading", async () => {
@@ -233,22 +279,82 @@ Deno.test("createLanguageModel() refuses a declared Content-Length over 1 MiB wi
   assert.ok(pulled <= 2, `pulled ${pulled} chunks`);
 });
 
-Deno.test("createLanguageModel() stops reading an undeclared body just past 1 MiB", async () => {
-  let bytes = 0;
-  const endless = () =>
+Deno.test("createLanguageModel() refuses a request without a prompt or user message", async () => {
+  const { model, calls } = liveModel("anthropic", [OPENAI_OK]);
+  for (const request of [{}, { prompt: "" }, { system: "s", messages: [] }]) {
+    const error = await failure(model.generate(request));
+    assert.equal(error.reason, "bad_request");
+    assert.equal(error.detail, "Request has no prompt or user message");
+  }
+  assert.equal(calls.length, 0);
+});
+
+Deno.test("createLanguageModel() stops reading just past 1 MiB, whether Content-Length is absent or lies", async () => {
+  const cases: Record<string, string>[] = [{}, { "content-length": "100" }];
+  for (const headers of cases) {
+    let bytes = 0;
+    const endless = () =>
+      new Response(
+        new ReadableStream({
+          pull(controller) {
+            bytes += 64 * 1024;
+            controller.enqueue(new Uint8Array(64 * 1024));
+          },
+        }),
+        { headers },
+      );
+    const { model } = liveModel("openai", [endless]);
+    const error = await failure(model.generate({ prompt: "x" }));
+    assert.equal(error.reason, "bad_response");
+    assert.match(error.detail, /over the 1 MiB cap: more than 1048576 bytes/);
+    assert.ok(bytes <= 1024 * 1024 + 3 * 64 * 1024, `read ${bytes} bytes`);
+  }
+});
+
+/** A fetch that ignores its abort signal: the timers must still end the attempt. */
+Deno.test("createLanguageModel() enforces connect, read and total timeouts on a fetch that ignores the signal", async () => {
+  const timeouts = { connectMs: 30, readMs: 30, totalMs: 5000 };
+  const neverAnswers = () => new Promise<Response>(() => {});
+  const connect = liveModel("openai", [neverAnswers]);
+  const first = await failure(connect.model.generate({ prompt: "x", timeouts }));
+  assert.equal(first.reason, "timeout");
+  assert.equal(first.detail, "No response headers within 30 ms");
+  assert.equal(first.attempts, 4);
+  assert.deepEqual(connect.clock.sleeps, [200, 400, 800]);
+
+  const stalls = () =>
     new Response(
       new ReadableStream({
-        pull(controller) {
-          bytes += 64 * 1024;
-          controller.enqueue(new Uint8Array(64 * 1024));
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"choices":'));
         },
       }),
     );
-  const { model } = liveModel("openai", [endless]);
-  const error = await failure(model.generate({ prompt: "x" }));
-  assert.equal(error.reason, "bad_response");
-  assert.match(error.detail, /more than 1048576 bytes/);
-  assert.ok(bytes <= 1024 * 1024 + 3 * 64 * 1024, `read ${bytes} bytes`);
+  const read = liveModel("openai", [stalls]);
+  const second = await failure(read.model.generate({ prompt: "x", timeouts }));
+  assert.equal(second.reason, "timeout");
+  assert.equal(second.detail, "No response data for 30 ms");
+
+  const frame = new TextEncoder().encode('data: {"choices":[{"delta":{"content":"a"}}]}\n\n');
+  const trickles = () =>
+    new Response(
+      new ReadableStream({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          controller.enqueue(frame);
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  const total = liveModel("openai", [trickles]);
+  const { deltas, finish, error } = await collect(
+    total.model.stream({ prompt: "x", timeouts: { connectMs: 1000, readMs: 1000, totalMs: 80 } }),
+  );
+  assert.ok(deltas.length > 0 && deltas.length < 80, `${deltas.length} deltas`);
+  assert.equal(finish, undefined);
+  assert.ok(error instanceof ProviderError);
+  assert.equal(error.reason, "timeout");
+  assert.match(error.detail, /^Request took longer than 80 ms \(after \d+ text deltas\)$/);
 });
 
 Deno.test("createLanguageModel() retries with backoff 200, 400, 800 ms then gives up", async () => {
@@ -264,6 +370,19 @@ Deno.test("createLanguageModel() retries with backoff 200, 400, 800 ms then give
   assert.deepEqual(error.attemptErrors.map((entry) => entry.delayMs), [200, 400, 800, undefined]);
   assert.deepEqual(error.attemptErrors.map((entry) => entry.status), [503, 503, 503, 503]);
   assert.equal(error.attemptErrors[0].detail, "HTTP 503: busy");
+  assert.equal(
+    error.message,
+    "openai request failed with server_error after 4 attempts: HTTP 503: busy",
+  );
+  assert.equal(error.code, "server_error");
+  assert.deepEqual(error.toFailure(), {
+    reason: "server_error",
+    detail: "HTTP 503: busy",
+    status: 503,
+    attempts: 4,
+  });
+  assert.equal(error.data.attempts, 4);
+  assert.equal((error.data.attemptErrors as unknown[]).length, 4);
   assert.ok(
     lines.some((line) => line.includes("trace=trace-1") && line.includes("retrying in 200 ms")),
   );
@@ -324,6 +443,26 @@ Deno.test("createLanguageModel() does not retry a 429 that says the quota is exh
   ]);
   await failure(gemini.model.generate({ prompt: "x" }));
   assert.equal(gemini.calls.length, 1);
+
+  // A per-minute quota with a RetryInfo passes by waiting: retried, as told.
+  const perMinute = liveModel("gemini", [
+    jsonResponse(429, {
+      error: {
+        status: "RESOURCE_EXHAUSTED",
+        details: [
+          {
+            "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+            violations: [{ quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier" }],
+          },
+          { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" },
+        ],
+      },
+    }),
+  ]);
+  const limited = await failure(perMinute.model.generate({ prompt: "x" }));
+  assert.equal(limited.reason, "rate_limited");
+  assert.equal(perMinute.calls.length, 4);
+  assert.deepEqual(perMinute.clock.sleeps, [1000, 1000, 1000]);
 });
 
 Deno.test("createLanguageModel() classifies statuses by the Labs taxonomy", async () => {
@@ -485,4 +624,61 @@ Deno.test("stream() fails with network_error when the stream ends without its en
   assert.ok(error instanceof ProviderError);
   assert.equal(error.reason, "network_error");
   assert.equal(calls.length, 1, "no retry after partial output");
+});
+
+Deno.test("stream() refuses a JSON body where an event stream was asked for, without retry", async () => {
+  const { model, calls } = liveModel("openai", [OPENAI_OK]);
+  const { deltas, error } = await collect(model.stream({ prompt: "x" }));
+  assert.deepEqual(deltas, []);
+  assert.ok(error instanceof ProviderError);
+  assert.equal(error.reason, "bad_response");
+  assert.match(error.detail, /^Expected an event stream, got application\/json: \{"choices"/);
+  assert.equal(calls.length, 1);
+});
+
+Deno.test("stream() reports a stream cut inside an event as network_error", async () => {
+  const { model } = liveModel("openai", [
+    sseResponse(['data: {"choices":[{"delta":{"content":"ab"}}]}\n\ndata: {"choices":[{"del']),
+  ]);
+  const { deltas, error } = await collect(model.stream({ prompt: "x" }));
+  assert.deepEqual(deltas, ["ab"]);
+  assert.ok(error instanceof ProviderError);
+  assert.equal(error.reason, "network_error");
+  assert.equal(error.detail, "Stream ended in the middle of an event (after 1 text deltas)");
+});
+
+function openAiFrames(pieces: string[]): string[] {
+  return [
+    ...pieces.map((piece) =>
+      `data: ${
+        JSON.stringify({
+          id: "chatcmpl-0123456789",
+          object: "chat.completion.chunk",
+          model: "gpt-4o-mini-2024-07-18",
+          system_fingerprint: "fp_0123456789",
+          choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }],
+        })
+      }\n\n`
+    ),
+    "data: [DONE]\n\n",
+  ];
+}
+
+Deno.test("stream() lets a long answer's envelopes pass 1 MiB but caps the answer at 1 MiB", async () => {
+  // ~5,000 tokens of text: about 1.1 MiB on the wire, 25 KiB of answer.
+  const pieces = Array.from({ length: 5000 }, (_, index) => ` w${index % 10}`);
+  const { model } = liveModel("openai", [sseResponse(openAiFrames(pieces))]);
+  const long = await collect(model.stream({ prompt: "x" }));
+  assert.equal(long.error, undefined);
+  assert.ok(long.finish?.type === "finish");
+  assert.ok(long.finish.result.rawSize > 1024 * 1024, `raw ${long.finish.result.rawSize}`);
+  assert.equal(long.finish.result.text, pieces.join(""));
+
+  const huge = Array.from({ length: 17 }, () => "x".repeat(64 * 1024));
+  const capped = liveModel("openai", [sseResponse(openAiFrames(huge))]);
+  const over = await collect(capped.model.stream({ prompt: "x" }));
+  assert.equal(over.deltas.length, 16);
+  assert.ok(over.error instanceof ProviderError);
+  assert.equal(over.error.reason, "bad_response");
+  assert.match(over.error.detail, /^Streamed answer is over the 1 MiB cap/);
 });

@@ -98,7 +98,22 @@ function parseEndpoint(endpoint: string, source: string): string {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new SynError("config_error", `Endpoint must use http or https: ${source}`, { source });
   }
-  return endpoint.replace(/\/+$/, "");
+  // Keys come from the environment only: a user or password in the URL would be a
+  // credential passed by flag, and would travel into logs and provenance.
+  if (url.username || url.password) {
+    throw new SynError(
+      "config_error",
+      `Endpoint must not contain a user name or password: ${source}`,
+      { source },
+    );
+  }
+  if (url.hash) {
+    throw new SynError("config_error", `Endpoint must not have a #fragment: ${source}`, {
+      source,
+    });
+  }
+  // A query (e.g. `?api-version=…`) is kept; request paths are inserted before it.
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}${url.search}`;
 }
 
 /**

@@ -102,6 +102,26 @@ Deno.test("resolveModelConfig() rejects endpoints that are not http(s) URLs", ()
   );
 });
 
+Deno.test("resolveModelConfig() refuses credentials and fragments in an endpoint, keeps a query", () => {
+  for (const endpoint of ["https://me:hunter22@api.example/v1", "https://token@api.example/v1"]) {
+    assert.throws(
+      () => resolveModelConfig("openai", { flags: { endpoint }, env: envOf({}) }),
+      (error: unknown) =>
+        error instanceof Error &&
+        error.message === "Endpoint must not contain a user name or password: --endpoint" &&
+        !JSON.stringify(error).includes("hunter22"),
+    );
+  }
+  assert.throws(
+    () => resolveModelConfig("gemini", { env: envOf({ GEMINI_ENDPOINT: "https://g.example/#x" }) }),
+    /Endpoint must not have a #fragment: GEMINI_ENDPOINT/,
+  );
+  const config = resolveModelConfig("openai", {
+    env: envOf({ OPENAI_ENDPOINT: "https://gw.example/openai//?api-version=2024-10-21" }),
+  });
+  assert.equal(config.endpoint, "https://gw.example/openai?api-version=2024-10-21");
+});
+
 Deno.test("apiVersionOf() finds the version segment of an endpoint", () => {
   assert.equal(apiVersionOf("openai", "https://api.openai.com/v1"), "v1");
   assert.equal(apiVersionOf("openai-compatible", "http://127.0.0.1:11434"), "unknown");

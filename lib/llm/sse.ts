@@ -17,8 +17,14 @@ export class SseParser {
   #started = false;
   #event = "";
   #data: string[] = [];
+  #dataLength = 0;
   #id?: string;
   #retry?: number;
+
+  /** Characters held for the event in progress (to cap one event's size while reading). */
+  get pending(): number {
+    return this.#buffer.length + this.#dataLength;
+  }
 
   /** Parses one chunk; returns the events it completed. */
   push(chunk: string): SseEvent[] {
@@ -79,8 +85,10 @@ export class SseParser {
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
     if (field === "event") this.#event = value;
-    else if (field === "data") this.#data.push(value);
-    else if (field === "id" && !value.includes("\0")) this.#id = value;
+    else if (field === "data") {
+      this.#data.push(value);
+      this.#dataLength += value.length + 1;
+    } else if (field === "id" && !value.includes("\0")) this.#id = value;
     else if (field === "retry" && /^\d+$/.test(value)) this.#retry = Number(value);
     return undefined;
   }
@@ -92,6 +100,7 @@ export class SseParser {
     if (this.#retry !== undefined) event.retry = this.#retry;
     this.#event = "";
     this.#data = [];
+    this.#dataLength = 0;
     this.#retry = undefined;
     return hasData ? event : undefined;
   }

@@ -59,3 +59,12 @@ Deno.test("parseSse() decodes UTF-8 split across byte chunks", async () => {
   for await (const event of parseSse(source())) events.push(event);
   assert.deepEqual(events, [{ event: "message", data: "héllo ✓" }]);
 });
+
+Deno.test("SseParser counts the characters of the event in progress", () => {
+  const parser = new SseParser();
+  assert.equal(parser.pending, 0);
+  assert.deepEqual(parser.push("data: abc\ndata: de"), []);
+  assert.equal(parser.pending, 4 + "data: de".length);
+  assert.equal(parser.push("\n\n").length, 1);
+  assert.equal(parser.pending, 0);
+});

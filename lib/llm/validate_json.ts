@@ -1,4 +1,4 @@
-import { formatPointer } from "../core/mod.ts";
+import { canonicalJson, formatPointer } from "../core/mod.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -15,8 +15,9 @@ function matchesType(value: unknown, type: string): boolean {
   return actual === type;
 }
 
+/** Equal as JSON values, whatever the key order of objects. */
 function sameJson(left: unknown, right: unknown): boolean {
-  return JSON.stringify(left) === JSON.stringify(right);
+  return canonicalJson(left) === canonicalJson(right);
 }
 
 /**
@@ -97,7 +98,7 @@ function check(value: unknown, schema: unknown, path: string[], issues: string[]
     const properties = (rules.properties ?? {}) as Record<string, unknown>;
     if (Array.isArray(rules.required)) {
       for (const name of rules.required as string[]) {
-        if (!(name in record)) {
+        if (!Object.hasOwn(record, name)) {
           issues.push(`${at}: missing required property ${JSON.stringify(name)}`);
         }
       }

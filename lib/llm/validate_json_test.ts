@@ -68,3 +68,13 @@ Deno.test("exampleFromSchema() gives an empty list for an array without an item 
     list: [],
   });
 });
+
+Deno.test("validateJson() needs required properties to be own, and compares enums as JSON", () => {
+  assert.deepEqual(validateJson({}, { type: "object", required: ["toString", "constructor"] }), [
+    '/: missing required property "toString"',
+    '/: missing required property "constructor"',
+  ]);
+  const schema = { enum: [{ a: 1, b: 2 }], const: { a: 1, b: 2 } };
+  assert.deepEqual(validateJson({ b: 2, a: 1 }, schema), []);
+  assert.equal(validateJson({ a: 2, b: 1 }, schema).length, 2);
+});
