@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { readJsonl } from "../lib/core/mod.ts";
 import { critiqueAsset, generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
-import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
-import { tempDir } from "./generate_fakes.ts";
+import { assertLogRecordsValid, closedPort, tempDir } from "./generate_fakes.ts";
 
 const good = () => normalizeAsset(generateDeterministic("a calm blue ocean at dusk", { seed: 3 }));
 
@@ -78,12 +77,14 @@ Deno.test("syn critique validates through the service, checks quality and logs t
 
   const records = await readJsonl(`${work.path}/labs/critic.jsonl`) as Record<string, unknown>[];
   assert.deepEqual(records.map((entry) => entry.ok), [true, false]);
-  const store = await loadSchemaStore({
-    schemasDir: new URL("../schemas/records", import.meta.url).pathname,
+  const unreachable = await runSyn(["critique", "good.json"], {
+    cwd: work.path,
+    env: { ...env, MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(closedPort()) },
   });
-  for (const entry of records) {
-    assert.deepEqual(store.validate(entry, "critic"), { ok: true, errors: [] });
-  }
+  assert.equal(unreachable.code, 1);
+  assert.match(unreachable.stderr, /not ok: schema not checked \(transport_error: cannot connect/);
+  assert.equal(JSON.parse(unreachable.stdout).mcp_result.reason, "transport_error");
+  assert.equal(await assertLogRecordsValid(`${work.path}/labs`), 3);
 
   const missing = await runSyn(["critique", "nope.json"], { cwd: work.path, env });
   assert.equal(missing.code, 2);

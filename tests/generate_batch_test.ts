@@ -5,7 +5,7 @@ import { run } from "../lib/cli/generate.ts";
 import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { fakeIo, runSyn } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
-import { startCountingValidator, tempDir } from "./generate_fakes.ts";
+import { assertLogRecordsValid, startCountingValidator, tempDir } from "./generate_fakes.ts";
 
 const noShared = sharedMissing(CONFORMANCE_SCHEMAS);
 
@@ -126,9 +126,10 @@ Deno.test({
   ignore: noShared,
   fn: async () => {
     using work = tempDir();
-    const list = prompts(60);
-    await Deno.writeTextFile(`${work.path}/a.txt`, list.slice(0, 30).join("\n"));
-    await Deno.writeTextFile(`${work.path}/b.txt`, list.slice(30).join("\n"));
+    // Enough prompts that the two runs overlap for most of their time.
+    const list = prompts(200);
+    await Deno.writeTextFile(`${work.path}/a.txt`, list.slice(0, 100).join("\n"));
+    await Deno.writeTextFile(`${work.path}/b.txt`, list.slice(100).join("\n"));
     const env = {
       MCP_READY_FILE: `${work.path}/mcp.ready`,
       LABS_LOG_DIR: `${work.path}/shared-logs`,
@@ -146,14 +147,15 @@ Deno.test({
       trace_id: string;
       prompt: string;
     }[];
-    assert.equal(generator.length, 60);
-    assert.equal(new Set(generator.map((record) => record.trace_id)).size, 60);
+    assert.equal(generator.length, 200);
+    assert.equal(new Set(generator.map((record) => record.trace_id)).size, 200);
     assert.deepEqual(generator.map((record) => record.prompt).sort(), [...list].sort());
     const external = await readJsonl(`${work.path}/shared-logs/external.jsonl`);
-    assert.equal(external.length, 30);
+    assert.equal(external.length, 100);
     const text = await Deno.readTextFile(`${work.path}/shared-logs/generator.jsonl`);
     assert.ok(text.endsWith("\n"));
-    assert.equal(text.split("\n").length, 61);
+    assert.equal(text.split("\n").length, 201);
+    assert.equal(await assertLogRecordsValid(`${work.path}/shared-logs`), 300);
   },
 });
 

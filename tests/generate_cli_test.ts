@@ -4,7 +4,12 @@ import { generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
 import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
-import { startCountingValidator, tempDir } from "./generate_fakes.ts";
+import {
+  assertLogRecordsValid,
+  closedPort,
+  startCountingValidator,
+  tempDir,
+} from "./generate_fakes.ts";
 
 const noShared = sharedMissing(CONFORMANCE_SCHEMAS);
 
@@ -35,6 +40,11 @@ Deno.test({
     const store = await loadSchemaStore({ schemasDir: sharedPath(CONFORMANCE_SCHEMAS) });
     assert.deepEqual(store.validate(asset, "synesthetic-asset"), { ok: true, errors: [] });
     assert.equal(asset.meta_info.provenance.trace_id, summary.trace_id);
+    // Defaults when nothing is given: deterministic engine, seed 0, no temperature, strict.
+    assert.equal(asset.meta_info.provenance.engine, "deterministic");
+    assert.deepEqual(asset.meta_info.provenance.parameters, { temperature: null, seed: 0 });
+    assert.equal(summary.strict, true);
+    assert.equal(await assertLogRecordsValid(`${work.path}/meta/output/labs`), 1);
     const [record] = await readJsonl(`${work.path}/meta/output/labs/generator.jsonl`) as Record<
       string,
       unknown
@@ -112,6 +122,7 @@ Deno.test({
       const [entry] = await readJsonl(`${logDir}/external.jsonl`) as Record<string, unknown>[];
       assert.equal(entry.severity, severity);
       assert.equal(entry.strict, code === 1);
+      assert.equal(await assertLogRecordsValid(logDir), 2);
     }
     await assert.rejects(() => Deno.stat(`${work.path}/meta/output/assets`));
   },
@@ -153,6 +164,10 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
     [["generate", "x", "--engine=gpt9"], {}, /--engine must be one of/],
     [["generate", "x", "--strict", "--relaxed"], {}, /exclude each other/],
     [["generate", "x", "--seed=-1"], {}, /--seed must be between/],
+    [["generate", "x", "--concurrency", "2"], {}, /--concurrency applies to --batch only/],
+    [["generate", "--batch", "missing.txt"], {}, /cannot read --batch file: missing\.txt/],
+    [["generate", "--engine=openai", "x"], { OPENAI_TEMPERATURE: "hot" }, /OPENAI_TEMPERATURE/],
+    [["generate", "x", "--log-dir", "a-file"], {}, /Cannot create the log folder: .*a-file/],
     [["generate", "x"], { LABS_FAIL_FAST: "perhaps" }, /LABS_FAIL_FAST must be 1/],
     [["generate", "x"], { MCP_ENDPOINT: "tcp" }, /MCP_ENDPOINT=tcp needs MCP_HOST and MCP_PORT/],
     [
@@ -161,10 +176,82 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
       /OPENAI_API_KEY/,
     ],
   ];
+  await Deno.writeTextFile(`${work.path}/a-file`, "");
   for (const [args, env, pattern] of cases) {
     const result = await runSyn(args, { cwd: work.path, env: envFor(work.path, env) });
     assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
     assert.match(result.stderr, pattern);
     assert.equal(result.stdout, "");
+    assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack");
   }
+  await assert.rejects(() => Deno.stat(`${work.path}/meta/output/assets`));
+});
+
+Deno.test({
+  name:
+    "syn generate fails with a structured transport_error, exit 1 in either mode, when the validator cannot start",
+  ignore: noShared,
+  fn: async () => {
+    using work = tempDir();
+    const unreachable: Record<string, string>[] = [
+      { MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(closedPort()) },
+      { MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: `${work.path}/no-such-adapter --stdio` },
+      { MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: `${work.path}/no-such.sock` },
+    ];
+    for (const validatorEnv of unreachable) {
+      for (const engine of ["deterministic", "gemini"]) {
+        for (const flag of ["--strict", "--relaxed"]) {
+          const logDir = `${work.path}/logs`;
+          const label = `${JSON.stringify(validatorEnv)} ${engine} ${flag}`;
+          const result = await runSyn(
+            ["generate", `--engine=${engine}`, "a pulsing blue circle", flag, "--log-dir", logDir],
+            { cwd: work.path, env: envFor(work.path, validatorEnv) },
+          );
+          assert.equal(result.code, 1, `${label}: ${result.stderr}`);
+          assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack");
+          assert.match(result.stderr, /error: transport_error: .*\(asset not written\)/);
+          const summary = JSON.parse(result.stdout);
+          assert.equal(summary.status, "failed", label);
+          assert.equal(summary.severity, "error", label);
+          assert.equal(summary.failure.reason, "transport_error", label);
+          assert.equal(summary.validator.calls, 1, label);
+          assert.equal(summary.validator.transport, validatorEnv.MCP_ENDPOINT, label);
+          if (engine === "gemini") {
+            const entry = (await readJsonl(`${logDir}/external.jsonl`)).at(-1) as Record<
+              string,
+              unknown
+            >;
+            assert.deepEqual(entry.failure, summary.failure, label);
+            assert.equal(entry.transport, validatorEnv.MCP_ENDPOINT, label);
+            assert.ok(entry.normalized_asset, "the asset that was not checked is logged");
+          }
+        }
+      }
+    }
+    assert.equal(await assertLogRecordsValid(`${work.path}/logs`), 12 + 6);
+    await assert.rejects(() => Deno.stat(`${work.path}/meta/output/assets`));
+  },
+});
+
+Deno.test({
+  name: "syn generate reports an asset folder it cannot write as a logged io_error, exit 1",
+  ignore: noShared,
+  fn: async () => {
+    using work = tempDir();
+    await Deno.writeTextFile(`${work.path}/taken`, "");
+    const result = await runSyn(["generate", "a pulsing blue circle", "--out", "taken/assets"], {
+      cwd: work.path,
+      env: envFor(work.path),
+    });
+    assert.equal(result.code, 1, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.status, "failed");
+    assert.equal(summary.failure.reason, "io_error");
+    assert.match(summary.failure.detail, /cannot write .*taken\/assets\/pulsing-blue-circle-/);
+    const [record] = await readJsonl(`${work.path}/meta/output/labs/generator.jsonl`) as Record<
+      string,
+      unknown
+    >[];
+    assert.deepEqual(record.failure, summary.failure);
+  },
 });

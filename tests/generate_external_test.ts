@@ -9,7 +9,13 @@ import {
 import { type MockAnswerContext, startMockLlmServer } from "../scripts/mock_llm_server.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing } from "./fakes/shared.ts";
-import { filesUnder, startCountingValidator, tempDir } from "./generate_fakes.ts";
+import {
+  assertLogRecordsValid,
+  closedPort,
+  filesUnder,
+  startCountingValidator,
+  tempDir,
+} from "./generate_fakes.ts";
 
 const noShared = sharedMissing(CONFORMANCE_SCHEMAS);
 const KEYS = {
@@ -21,7 +27,14 @@ const KEYS = {
 /** The local server answers like a provider would: the canned answer for the envelope it got. */
 function answer(context: MockAnswerContext): unknown {
   const envelope = JSON.parse(context.prompt) as RequestEnvelope;
-  return mockProviderAnswer(context.provider, envelope);
+  const canned = mockProviderAnswer(context.provider, envelope);
+  if (envelope.prompt.endsWith(" echo")) {
+    // A provider that leaks what it was sent: the key comes back inside the asset.
+    const sent = String(context.request.headers.authorization ?? "").replace(/^Bearer /, "");
+    (canned.meta as JsonObject).description = `made with key ${sent}`;
+    (canned.shader as JsonObject).name = `Shader ${sent}`;
+  }
+  return canned;
 }
 
 async function withWorld(
@@ -222,7 +235,9 @@ Deno.test({
         ["oversized", "bad_response", 1, []],
       ];
       for (const [fault, reason, attempts, flags] of cases) {
-        for (const strictness of ["--strict", "--relaxed"]) {
+        // Retried faults cost backoff time: once, relaxed (a failure exits 1 even then).
+        const modes = attempts > 1 ? ["--relaxed"] : ["--strict", "--relaxed"];
+        for (const strictness of modes) {
           const before = server.requests.length;
           const result = await runSyn([
             "generate",
@@ -253,6 +268,72 @@ Deno.test({
       assert.match((oversize[0].failure as JsonObject).detail as string, /1 MiB|1048576|byte/i);
       assert.equal(validator.calls, 0);
       await assert.rejects(() => Deno.stat(`${dir}/meta/output/assets`));
+      assert.equal(await assertLogRecordsValid(`${dir}/meta/output/labs`), 2 * 8);
+    }),
+});
+
+Deno.test({
+  name:
+    "syn generate refuses a request body over 256 KiB before sending: bad_request in external.jsonl",
+  ignore: noShared,
+  fn: () =>
+    withWorld(async ({ dir, server, validator, live }) => {
+      // Too long for one command-line argument: a one-line batch file carries it.
+      await Deno.writeTextFile(`${dir}/long.txt`, "neon rain ".repeat(30_000) + "\n");
+      const result = await runSyn(["generate", "--engine=openai", "--batch", "long.txt"], {
+        cwd: dir,
+        env: live("openai"),
+      });
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(JSON.parse(result.stdout).results[0].failure.reason, "bad_request");
+      assert.equal(server.requests.length, 0);
+      assert.equal(validator.calls, 0);
+      const entry = (await externalEntries(dir)).at(-1)!;
+      assert.equal((entry.failure as JsonObject).reason, "bad_request");
+      assert.match((entry.failure as JsonObject).detail as string, /256 KiB/);
+      assert.equal(entry.raw_response, null);
+      await assertLogRecordsValid(`${dir}/meta/output/labs`);
+    }),
+});
+
+Deno.test({
+  name: "syn generate temperature: --temperature > OPENAI_TEMPERATURE (openai only) > none",
+  ignore: noShared,
+  fn: () =>
+    withWorld(async ({ dir, server, validator, live }) => {
+      const mock = { MCP_READY_FILE: `${dir}/mcp.ready`, ...validator.env };
+      const cases: [string, string[], Record<string, string>, number | null][] = [
+        ["openai", [], {}, null],
+        ["openai", [], { OPENAI_TEMPERATURE: "0.3" }, 0.3],
+        ["openai", ["--temperature", "0.9"], { OPENAI_TEMPERATURE: "0.3" }, 0.9],
+        ["gemini", [], { OPENAI_TEMPERATURE: "0.3" }, null],
+        ["gemini", ["--temperature", "1.1"], {}, 1.1],
+      ];
+      for (const [engine, flags, env, expected] of cases) {
+        const label = `${engine} ${flags.join(" ")} ${JSON.stringify(env)}`;
+        const result = await runSyn(["generate", `--engine=${engine}`, "neon rain", ...flags], {
+          cwd: dir,
+          env: { ...mock, ...env },
+        });
+        assert.equal(result.code, 0, `${label}: ${result.stderr}`);
+        const asset = JSON.parse(await Deno.readTextFile(JSON.parse(result.stdout).asset_path));
+        assert.equal(asset.meta_info.provenance.parameters.temperature, expected, label);
+        const entry = (await externalEntries(dir)).at(-1)!;
+        assert.equal((entry.request as JsonObject).temperature, expected, label);
+      }
+      // Live: the value reaches the provider's wire request.
+      const fromEnv = await runSyn(["generate", "--engine=openai", "neon rain"], {
+        cwd: dir,
+        env: live("openai", { OPENAI_TEMPERATURE: "0.25" }),
+      });
+      assert.equal(fromEnv.code, 0, fromEnv.stderr);
+      assert.equal((server.requests.at(-1)!.body as JsonObject).temperature, 0.25);
+      const fromFlag = await runSyn(
+        ["generate", "--engine=openai", "neon rain", "--temperature", "1.5"],
+        { cwd: dir, env: live("openai", { OPENAI_TEMPERATURE: "0.25" }) },
+      );
+      assert.equal(fromFlag.code, 0, fromFlag.stderr);
+      assert.equal((server.requests.at(-1)!.body as JsonObject).temperature, 1.5);
     }),
 });
 
@@ -296,19 +377,33 @@ Deno.test({
   ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, live }) => {
-      const key = "sk-test-RECOGNIZABLE-KEY-7f3a9c2e1d";
+      const key = "RECOGNIZABLE-KEY-7f3a9c2e1d";
       const outputs: string[] = [];
-      for (const fault of ["ok", "401", "malformed"]) {
+      const runs: [string, string, Record<string, string>][] = [
+        ["ok", "--relaxed", {}],
+        ["ok", "--strict", {}],
+        ["401", "--relaxed", {}],
+        ["401", "--strict", {}],
+        ["malformed", "--relaxed", {}],
+        // The provider echoes the key inside its answer.
+        ["ok", "--relaxed", { echo: "1" }],
+        ["ok", "--strict", { echo: "1" }],
+        // The validator cannot be reached.
+        ["ok", "--relaxed", { MCP_PORT: String(closedPort()) }],
+      ];
+      for (const [fault, strictness, extra] of runs) {
+        const { echo, ...env } = extra;
         const result = await runSyn([
           "generate",
           "--engine=openai",
-          `key check ${fault}`,
-          "--relaxed",
+          `key check ${fault}${echo ? " echo" : ""}`,
+          strictness,
         ], {
           cwd: dir,
           env: live("openai", {
             OPENAI_API_KEY: key,
             OPENAI_ENDPOINT: server.faultUrl("openai", fault),
+            ...env,
           }),
         });
         outputs.push(result.stdout, result.stderr);
@@ -320,7 +415,13 @@ Deno.test({
       for (const text of outputs) assert.equal(text.includes(key), false);
       const files = [...filesUnder(dir)];
       assert.ok(files.some((file) => file.endsWith("external.jsonl")));
-      assert.ok(files.some((file) => file.includes("/assets/")));
+      const assets = files.filter((file) => file.includes("/assets/"));
+      assert.equal(assets.length, 4, "ok ×2, echo ×2");
+      const echoed = await Promise.all(assets.map((file) => Deno.readTextFile(file)));
+      assert.equal(
+        echoed.filter((text) => text.includes("made with key ***redacted***")).length,
+        2,
+      );
       for (const file of files) {
         assert.equal((await Deno.readTextFile(file)).includes(key), false, file);
       }

@@ -1,3 +1,4 @@
+import { readJsonl } from "../lib/core/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
 import { CONFORMANCE_SCHEMAS, sharedPath } from "./fakes/shared.ts";
 
@@ -108,4 +109,48 @@ export function* filesUnder(dir: string): Generator<string> {
 export function tempDir(prefix = "syn_generate_"): { path: string } & Disposable {
   const path = Deno.makeTempDirSync({ prefix });
   return { path, [Symbol.dispose]: () => Deno.removeSync(path, { recursive: true }) };
+}
+
+const RECORD_STREAMS = ["generator", "external", "critic", "patches"] as const;
+let recordStore: Promise<SchemaStore> | undefined;
+
+/**
+ * Checks every record of every Labs log under `logDir` against its schema in
+ * `schemas/records/`; returns how many records were checked.
+ */
+export async function assertLogRecordsValid(logDir: string): Promise<number> {
+  recordStore ??= loadSchemaStore({
+    schemasDir: new URL("../schemas/records", import.meta.url).pathname,
+  });
+  const store = await recordStore;
+  let checked = 0;
+  for (const stream of RECORD_STREAMS) {
+    let records: unknown[];
+    try {
+      records = await readJsonl(`${logDir}/${stream}.jsonl`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    for (const record of records) {
+      const verdict = store.validate(record, stream);
+      if (!verdict.ok) {
+        throw new Error(
+          `${stream}.jsonl record does not fit its schema: ${JSON.stringify(verdict.errors)}\n${
+            JSON.stringify(record).slice(0, 500)
+          }`,
+        );
+      }
+      checked++;
+    }
+  }
+  return checked;
+}
+
+/** A loopback port nothing listens on (bound, then closed). */
+export function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
 }

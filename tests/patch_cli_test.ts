@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { readJsonl } from "../lib/core/mod.ts";
 import { contentId, generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
-import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
-import { tempDir } from "./generate_fakes.ts";
+import { assertLogRecordsValid, closedPort, tempDir } from "./generate_fakes.ts";
 
 Deno.test("syn patch preview, apply and rate: validated before anything is written, all logged", async () => {
   using work = tempDir();
@@ -85,6 +84,14 @@ Deno.test("syn patch preview, apply and rate: validated before anything is writt
     "Brighter Circle",
   );
 
+  const unreachable = await runSyn(["patch", "apply", "asset.json", "good.patch.json"], {
+    cwd: work.path,
+    env: { ...env, MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(closedPort()) },
+  });
+  assert.equal(unreachable.code, 1);
+  assert.match(unreachable.stderr, /transport_error: .*\(nothing written\)/);
+  assert.equal(JSON.parse(unreachable.stdout).output_path, null);
+
   const rateAsset = await runSyn(["patch", "rate", "v2.json", "4", "--note", "warmer"], {
     cwd: work.path,
     env,
@@ -105,16 +112,13 @@ Deno.test("syn patch preview, apply and rate: validated before anything is writt
     ["preview", false],
     ["apply", true],
     ["apply", true],
+    ["apply", false],
     ["rate", 4],
     ["rate", 5],
   ]);
-  assert.equal(records[5].trace_id, null);
-  assert.equal(records[5].kind, "asset");
-  assert.equal(records[6].kind, "patch");
-  const store = await loadSchemaStore({
-    schemasDir: new URL("../schemas/records", import.meta.url).pathname,
-  });
-  for (const record of records) {
-    assert.deepEqual(store.validate(record, "patches"), { ok: true, errors: [] });
-  }
+  assert.equal((records[5].failure as { reason: string }).reason, "transport_error");
+  assert.equal(records[6].trace_id, null);
+  assert.equal(records[6].kind, "asset");
+  assert.equal(records[7].kind, "patch");
+  assert.equal(await assertLogRecordsValid(`${work.path}/labs`), records.length);
 });

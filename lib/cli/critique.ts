@@ -3,7 +3,7 @@ import {
   LabsLog,
   openValidator,
   readJsonFile,
-  resolveGenerateConfig,
+  resolveLogDir,
   runCritique,
 } from "../generate/mod.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -34,29 +34,41 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     "log-dir": { type: "string" },
   });
   if (positionals.length !== 1) throw new UsageError("give exactly one asset file");
-  const config = resolveGenerateConfig({ logDir: values["log-dir"] }, { env: io.env, cwd: io.cwd });
+  const logDir = resolveLogDir(values["log-dir"], { env: io.env, cwd: io.cwd });
   const file = positionals[0];
   const path = file.startsWith("/") ? file : `${io.cwd}/${file}`;
   const asset = await readJsonFile(path);
   const secrets = secretsFromEnv(io.env);
+  const log = new LabsLog(logDir, secrets);
+  await log.prepare();
   const validator = await openValidator({
     env: io.env,
     selfCommand: io.selfCommand,
-    warn: (line) => void io.stderr(`syn critique: ${line.replace(/\n$/, "")}\n`),
+    warn: (line) =>
+      void io.stderr(redactValue(`syn critique: ${line.replace(/\n$/, "")}\n`, secrets)),
   });
   try {
     const record = await runCritique(asset, {
       validator,
-      log: new LabsLog(config.logDir, secrets),
+      log,
       clock: systemClock,
       assetPath: path,
     });
     await io.stdout(JSON.stringify(redactValue(record, secrets), null, 2) + "\n");
     const errors = record.issues.filter((issue) => issue.severity === "error").length;
+    const verdict = record.mcp_result;
+    const schema = verdict.ok
+      ? "schema valid"
+      : verdict.reason === undefined || verdict.reason === "validation_failed"
+      ? "schema invalid"
+      : `schema not checked (${verdict.reason}: ${verdict.detail ?? "no detail"})`;
     await io.stderr(
-      `syn critique: ${record.ok ? "ok" : "not ok"}: schema ${
-        record.mcp_result.ok ? "valid" : "invalid"
-      }, ${record.issues.length} issue(s), ${errors} error(s)\n`,
+      redactValue(
+        `syn critique: ${
+          record.ok ? "ok" : "not ok"
+        }: ${schema}, ${record.issues.length} issue(s), ${errors} error(s)\n`,
+        secrets,
+      ),
     );
     return record.ok ? EXIT.ok : EXIT.failure;
   } finally {

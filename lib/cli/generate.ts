@@ -1,4 +1,4 @@
-import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import { errorMessage, redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
 import {
   createExternalGenerator,
   type ExternalEngineName,
@@ -48,8 +48,11 @@ Validation always goes through the validator service: MCP_ENDPOINT=tcp|stdio|soc
 its own 'syn mcp-serve --stdio' child.
 
 Output: a JSON summary on stdout (ok, status, trace_id, asset_path, failure, …); for a
-batch, a summary and one line per prompt. Exit 0 ok, 1 generation failed (or invalid in
-strict mode), 2 bad usage or configuration.
+batch, a summary and one line per prompt. status is ok (validated and written), invalid
+(failed pre-flight or the schema; never written) or failed (provider error, unusable
+answer, validator unreachable, asset not writable). Exit 0 ok (or invalid with
+--relaxed), 1 failed (in either mode) or invalid in strict mode, 2 bad usage or
+configuration. docs/troubleshooting_external.md explains each failure reason.
 
 Examples:
   syn generate "a pulsing blue circle"
@@ -73,6 +76,9 @@ const OPTIONS = {
   batch: { type: "string" },
   concurrency: { type: "string" },
 } as const;
+
+/** A batch file larger than this is refused before it is read. */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
 function readPrompts(text: string): string[] {
   return text.split(/\r?\n/).map((line) => line.trim()).filter((line) =>
@@ -106,9 +112,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const path = batchFile.startsWith("/") ? batchFile : `${io.cwd}/${batchFile}`;
     let text: string;
     try {
+      const info = await Deno.stat(path);
+      if (info.size > MAX_BATCH_BYTES) {
+        throw new Error(`larger than ${MAX_BATCH_BYTES / 1024 / 1024} MiB`);
+      }
       text = await Deno.readTextFile(path);
     } catch (error) {
-      throw new UsageError(`cannot read --batch file: ${batchFile} (${(error as Error).message})`);
+      throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);
     }
     prompts = readPrompts(text);
     if (!prompts.length) throw new UsageError(`--batch file has no prompts: ${batchFile}`);
@@ -133,6 +143,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }),
   );
   const log = new LabsLog(config.logDir, secrets);
+  await log.prepare();
   const say = (line: string) => io.stderr(redactValue(line, secrets));
   const validator = await openValidator({
     env: io.env,
@@ -152,7 +163,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       if (outcome.ok) await say(`syn generate: wrote ${outcome.asset_path}\n`);
       else {
         const label = outcome.severity === "warning" ? "warning" : "error";
-        const kept = outcome.status === "invalid" ? " (asset not written)" : "";
+        const kept = outcome.asset ? " (asset not written)" : "";
         await say(
           `syn generate: ${label}: ${outcome.failure?.reason}: ${outcome.failure?.detail}${kept}\n`,
         );
@@ -188,7 +199,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       assets_per_s: Math.round((counts.ok / seconds) * 10) / 10,
     };
     await say(
-      `syn generate: ${summary.total} prompts: ${counts.ok} ok, ${counts.invalid} invalid, ${counts.failed} failed\n`,
+      `syn generate: ${summary.total} prompt${
+        summary.total === 1 ? "" : "s"
+      }: ${counts.ok} ok, ${counts.invalid} invalid, ${counts.failed} failed\n`,
     );
     const report = {
       ok: counts.ok === outcomes.length,

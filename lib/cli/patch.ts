@@ -6,7 +6,7 @@ import {
   previewPatch,
   rateTarget,
   readJsonFile,
-  resolveGenerateConfig,
+  resolveLogDir,
 } from "../generate/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
@@ -63,9 +63,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values.note !== undefined && action !== "rate") {
     throw new UsageError("--note applies to rate only");
   }
-  const config = resolveGenerateConfig({ logDir: values["log-dir"] }, { env: io.env, cwd: io.cwd });
+  const logDir = resolveLogDir(values["log-dir"], { env: io.env, cwd: io.cwd });
   const secrets = secretsFromEnv(io.env);
-  const log = new LabsLog(config.logDir, secrets);
+  const log = new LabsLog(logDir, secrets);
+  await log.prepare();
   const print = (value: unknown) =>
     io.stdout(JSON.stringify(redactValue(value, secrets), null, 2) + "\n");
 
@@ -90,7 +91,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const validator = await openValidator({
     env: io.env,
     selfCommand: io.selfCommand,
-    warn: (line) => void io.stderr(`syn patch: ${line.replace(/\n$/, "")}\n`),
+    warn: (line) => void io.stderr(redactValue(`syn patch: ${line.replace(/\n$/, "")}\n`, secrets)),
   });
   try {
     const deps = { validator, log, clock: systemClock };
@@ -107,9 +108,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     await io.stderr(
-      `syn patch: ${record.failure?.reason}: ${record.failure?.detail}${
-        action === "apply" ? " (nothing written)" : ""
-      }\n`,
+      redactValue(
+        `syn patch: ${record.failure?.reason}: ${record.failure?.detail}${
+          action === "apply" ? " (nothing written)" : ""
+        }\n`,
+        secrets,
+      ),
     );
     return EXIT.failure;
   } finally {

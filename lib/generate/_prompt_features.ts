@@ -284,6 +284,47 @@ const PULSE_WORDS = new Set([
 
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value));
 
+/** Words too common to name or tag anything. */
+export const STOP_WORDS = new Set([
+  "a",
+  "an",
+  "the",
+  "of",
+  "at",
+  "in",
+  "on",
+  "and",
+  "with",
+  "to",
+  "for",
+  "by",
+  "from",
+  "into",
+  "over",
+  "under",
+  "that",
+  "is",
+  "it",
+  "its",
+  "this",
+  "very",
+  "some",
+]);
+
+/** Longest title made from a prompt, in characters (code points). */
+const MAX_TITLE_CHARS = 80;
+
+/**
+ * A title from a prompt's words: the first six that are not stop words, capitalized,
+ * at most 80 characters; `undefined` when no word is left.
+ */
+export function titleFromWords(words: readonly string[]): string | undefined {
+  const kept = words.filter((word) => !STOP_WORDS.has(word)).slice(0, 6);
+  if (!kept.length) return undefined;
+  const title = kept.map((word) => word.replace(/^./u, (first) => first.toUpperCase())).join(" ");
+  return Array.from(title).slice(0, MAX_TITLE_CHARS).join("").trim();
+}
+
 /** Splits a prompt into lower-case words (letters and digits, any script). */
 export function promptWords(prompt: string): string[] {
   return prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];

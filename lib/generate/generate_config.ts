@@ -44,6 +44,29 @@ function absolute(path: string, cwd: string): string {
   return path.startsWith("/") ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
 }
 
+function pickFolder(
+  flag: string | undefined,
+  name: string,
+  fallback: string,
+  options: { env: (name: string) => string | undefined; cwd: string },
+): { value: string; source: SettingSource } {
+  const fromEnv = options.env(name)?.trim();
+  if (flag) return { value: absolute(flag, options.cwd), source: "flag" };
+  if (fromEnv) return { value: absolute(fromEnv, options.cwd), source: "env" };
+  return { value: absolute(fallback, options.cwd), source: "default" };
+}
+
+/**
+ * The Labs log root alone (for `syn critique` and `syn patch`): `--log-dir` wins over
+ * `LABS_LOG_DIR` over `meta/output/labs`, relative to `cwd`.
+ */
+export function resolveLogDir(
+  flag: string | undefined,
+  options: { env: (name: string) => string | undefined; cwd: string },
+): string {
+  return pickFolder(flag, "LABS_LOG_DIR", DEFAULT_LOG_DIR, options).value;
+}
+
 function parseFailFast(value: string): boolean {
   const text = value.trim().toLowerCase();
   if (["1", "true", "yes", "on", "strict"].includes(text)) return true;
@@ -61,7 +84,7 @@ export function resolveGenerateConfig(
   flags: GenerateFlags,
   options: { env: (name: string) => string | undefined; cwd: string },
 ): GenerateConfig {
-  const { env, cwd } = options;
+  const { env } = options;
   const engine = flags.engine ?? "deterministic";
   if (!(ENGINES as readonly string[]).includes(engine)) {
     throw new UsageError(`--engine must be one of ${ENGINES.join(", ")}: ${engine}`);
@@ -79,14 +102,8 @@ export function resolveGenerateConfig(
     strict = parseFailFast(failFast);
     strictSource = "env";
   }
-  const pick = (flag: string | undefined, name: string, fallback: string) => {
-    const fromEnv = env(name)?.trim();
-    if (flag) return { value: absolute(flag, cwd), source: "flag" as const };
-    if (fromEnv) return { value: absolute(fromEnv, cwd), source: "env" as const };
-    return { value: absolute(fallback, cwd), source: "default" as const };
-  };
-  const logDir = pick(flags.logDir, "LABS_LOG_DIR", DEFAULT_LOG_DIR);
-  const outDir = pick(flags.out, "LABS_OUTPUT_DIR", DEFAULT_OUT_DIR);
+  const logDir = pickFolder(flags.logDir, "LABS_LOG_DIR", DEFAULT_LOG_DIR, options);
+  const outDir = pickFolder(flags.out, "LABS_OUTPUT_DIR", DEFAULT_OUT_DIR, options);
   if (flags.temperature !== undefined && (flags.temperature < 0 || flags.temperature > 2)) {
     throw new UsageError(`--temperature must be between 0 and 2: ${flags.temperature}`);
   }

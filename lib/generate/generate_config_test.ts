@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../core/mod.ts";
-import { resolveGenerateConfig } from "./generate_config.ts";
+import { resolveGenerateConfig, resolveLogDir } from "./generate_config.ts";
 
 const envOf = (values: Record<string, string>) => (name: string) => values[name];
 const cwd = "/home/user/project";
@@ -53,4 +53,11 @@ Deno.test("resolveGenerateConfig() freezes the result and checks the engine", ()
     /--engine must be one of/,
   );
   assert.equal(resolveGenerateConfig({}, { env: envOf({}), cwd }).engine, "deterministic");
+});
+
+Deno.test("resolveLogDir() resolves the log root alone, ignoring LABS_FAIL_FAST", () => {
+  const env = envOf({ LABS_LOG_DIR: "env-logs", LABS_FAIL_FAST: "not-a-value" });
+  assert.equal(resolveLogDir(undefined, { env, cwd }), "/home/user/project/env-logs");
+  assert.equal(resolveLogDir("/flag", { env, cwd }), "/flag");
+  assert.equal(resolveLogDir(undefined, { env: envOf({}), cwd }), `${cwd}/meta/output/labs`);
 });

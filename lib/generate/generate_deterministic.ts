@@ -5,7 +5,14 @@ import {
   type SynestheticAsset,
   SYNTH_TYPES,
 } from "./asset.ts";
-import { extractFeatures, type Rgb, type ShapeKind, type SynthType } from "./_prompt_features.ts";
+import {
+  extractFeatures,
+  type Rgb,
+  type ShapeKind,
+  STOP_WORDS,
+  type SynthType,
+  titleFromWords,
+} from "./_prompt_features.ts";
 import { type SeededRandom, seededRandom } from "./_random.ts";
 import { fragmentShader, SHADER_NAMES, VERTEX_SHADER } from "./_shaders.ts";
 
@@ -24,31 +31,6 @@ const SHAPES: readonly ShapeKind[] = ["circle", "ring", "box", "waves", "spiral"
 const CHROMATIC = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
 const MAJOR = [0, 2, 4, 7, 9];
 const MINOR = [0, 3, 5, 7, 10];
-const STOP_WORDS = new Set([
-  "a",
-  "an",
-  "the",
-  "of",
-  "at",
-  "in",
-  "on",
-  "and",
-  "with",
-  "to",
-  "for",
-  "by",
-  "from",
-  "into",
-  "over",
-  "under",
-  "that",
-  "is",
-  "it",
-  "its",
-  "this",
-  "very",
-  "some",
-]);
 
 const round = (value: number, digits = 3) => {
   const factor = 10 ** digits;
@@ -76,12 +58,6 @@ function hex(color: Rgb): string {
       .join("");
 }
 
-function titleOf(words: string[]): string {
-  const kept = words.filter((word) => !STOP_WORDS.has(word)).slice(0, 6);
-  const chosen = kept.length ? kept : ["untitled"];
-  return chosen.map((word) => word[0].toUpperCase() + word.slice(1)).join(" ");
-}
-
 /**
  * Turns a prompt into a complete, schema-0.7.3-valid asset without any network: the
  * prompt's words choose colours, shape, tempo, synth, envelope, haptic intensity and
@@ -106,7 +82,7 @@ export function generateDeterministic(
   const brightness = clamp(features.brightness + jitter(0.1), 0, 1);
   const shape = features.shape ?? random.pick(SHAPES);
   const palette = paletteFor(features.colors, brightness, random);
-  const title = titleOf(features.words);
+  const title = titleFromWords(features.words) ?? "Untitled";
   const tempo = Math.round(60 + energy * 110 + jitter(8));
   const speed = round(0.3 + energy * 3.2 + jitter(0.2), 2);
   const radius = round(clamp(0.25 + (1 - energy) * 0.3 + jitter(0.08), 0.1, 0.9), 3);
@@ -114,7 +90,7 @@ export function generateDeterministic(
   const synthType = features.synth ?? synthForEnergy(energy, random);
   const intensity = round(clamp(0.15 + energy * 0.75 + jitter(0.05), 0.05, 1), 2);
   const complexity = energy > 0.7 ? "high" : energy < 0.3 ? "low" : "medium";
-  const tags = tagsFor(features.matched, shape, synthType, energy);
+  const tags = tagsFor(features.matched, features.words, shape, synthType, energy);
 
   const shader = {
     name: SHADER_NAMES[shape],
@@ -269,10 +245,20 @@ function synthForEnergy(energy: number, random: SeededRandom): SynthType {
   return random.pick(SYNTH_TYPES);
 }
 
-function tagsFor(matched: string[], shape: ShapeKind, synth: SynthType, energy: number): string[] {
+/** The words that steered the engine first, then up to four other words of the prompt. */
+function tagsFor(
+  matched: string[],
+  words: string[],
+  shape: ShapeKind,
+  synth: SynthType,
+  energy: number,
+): string[] {
   const mood = energy > 0.7 ? "energetic" : energy < 0.3 ? "calm" : "balanced";
-  const tags = [...matched, shape, synth.slice(5).toLowerCase(), mood, "generated"];
-  return [...new Set(tags)].slice(0, 12);
+  const other = words.filter((word) =>
+    !matched.includes(word) && !STOP_WORDS.has(word) && word.length >= 3 && /\p{L}/u.test(word)
+  );
+  const tags = [...matched, ...other.slice(0, 4), shape, synth.slice(5).toLowerCase(), mood];
+  return [...new Set([...tags.slice(0, 11), "generated"])];
 }
 
 function shaderParameter(

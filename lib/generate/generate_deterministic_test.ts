@@ -40,6 +40,23 @@ Deno.test("generateDeterministic() makes calm blue and angry red assets visibly 
   assert.ok(calm.meta_info.tags.includes("calm") && calm.meta_info.tags.includes("ocean"));
   assert.ok(angry.meta_info.tags.includes("angry") && angry.meta_info.tags.includes("fire"));
   assert.ok(calm.meta_info.complexity !== angry.meta_info.complexity);
+  assert.notEqual(calm.tone.synth.type, angry.tone.synth.type);
+  const effects = (asset: typeof calm) =>
+    (asset.tone.effects as { type: string }[]).map((effect) => effect.type);
+  assert.deepEqual(effects(calm), ["Tone.Reverb", "Tone.Chorus"]);
+  assert.deepEqual(effects(angry), ["Tone.Distortion", "Tone.FeedbackDelay"]);
+  const uniform = (asset: typeof calm, name: string) =>
+    asset.shader.uniforms.find((entry) => entry.name === name)!.default as number;
+  assert.ok(uniform(calm, "u_speed") < uniform(angry, "u_speed"));
+  assert.ok(uniform(calm, "u_r") > uniform(angry, "u_r"));
+});
+
+Deno.test("generateDeterministic() tags an asset with the prompt's own words too", () => {
+  const tags = generateDeterministic("hello quantum world of the marmalade", { seed: 0 }).meta_info
+    .tags;
+  assert.deepEqual(tags.slice(0, 4), ["hello", "quantum", "world", "marmalade"]);
+  assert.equal(tags.at(-1), "generated");
+  assert.ok(tags.length <= 12);
 });
 
 Deno.test("generateDeterministic() follows instrument and shape words", () => {
@@ -97,4 +114,11 @@ Deno.test({
       }
     }
   },
+});
+
+Deno.test("generateDeterministic() keeps titles short and whole, whatever the prompt", () => {
+  assert.equal(generateDeterministic("x".repeat(5000)).name.length, 80);
+  assert.equal(generateDeterministic("🎵 ✨").name, "Untitled");
+  assert.equal(generateDeterministic("élan vital").name, "Élan Vital");
+  assert.equal(generateDeterministic("𝔘nicode").name, "𝔘nicode");
 });

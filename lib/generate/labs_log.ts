@@ -1,4 +1,4 @@
-import { appendJsonl, redactValue } from "../core/mod.ts";
+import { appendJsonl, errorMessage, redactValue, SynError } from "../core/mod.ts";
 
 /** The four Labs log streams and their files under the log root. */
 export const LOG_FILES = Object.freeze({
@@ -32,10 +32,37 @@ export class LabsLog {
     return `${this.dir}/${LOG_FILES[stream]}`;
   }
 
-  /** Appends one record (redacted) to a stream; creates the directory on first use. */
+  /** A deep copy with the run's secrets (and anything shaped like a key) masked. */
+  redact<T>(value: T): T {
+    return redactValue(value, this.#secrets);
+  }
+
+  /**
+   * Creates the log root if needed. Call it before any work so that an unusable folder
+   * is a clear `SynError` (`io_error`) up front, not a failure after an asset was made.
+   */
+  prepare(): Promise<void> {
+    this.#ready ??= Deno.mkdir(this.dir, { recursive: true }).catch((error) => {
+      this.#ready = undefined;
+      throw new SynError(
+        "io_error",
+        `Cannot create the log folder: ${this.dir} (${errorMessage(error)})`,
+        { path: this.dir },
+      );
+    });
+    return this.#ready;
+  }
+
+  /** Appends one record (redacted) to a stream; creates the folder on first use. */
   async append(stream: LogStream, record: Record<string, unknown>): Promise<void> {
-    this.#ready ??= Deno.mkdir(this.dir, { recursive: true });
-    await this.#ready;
-    await appendJsonl(this.path(stream), redactValue(record, this.#secrets));
+    await this.prepare();
+    const path = this.path(stream);
+    try {
+      await appendJsonl(path, this.redact(record));
+    } catch (error) {
+      throw new SynError("io_error", `Cannot append to the log: ${path} (${errorMessage(error)})`, {
+        path,
+      });
+    }
   }
 }

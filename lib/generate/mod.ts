@@ -59,6 +59,7 @@ export {
   type GenerateConfig,
   type GenerateFlags,
   resolveGenerateConfig,
+  resolveLogDir,
   type SettingSource,
 } from "./generate_config.ts";
 export { DEFAULT_LOG_DIR, LabsLog, LOG_FILES, type LogStream } from "./labs_log.ts";

@@ -9,8 +9,8 @@ import {
   type UniformDef,
 } from "./asset.ts";
 import { canonicalBaseline } from "./canonical_baseline.ts";
-import { promptWords } from "./_prompt_features.ts";
-import { conform, s, type Shape, type ShapeIssue } from "./_shape.ts";
+import { promptWords, STOP_WORDS, titleFromWords } from "./_prompt_features.ts";
+import { conform, numericString, s, type Shape, type ShapeIssue } from "./_shape.ts";
 
 /** Options of {@linkcode normalizeAsset}. */
 export interface NormalizeOptions {
@@ -204,6 +204,19 @@ function fillMissing<T extends JsonObject>(target: T, defaults: JsonObject | und
   return target;
 }
 
+/**
+ * A control's or parameter's `default` may be a string (for `type: "string"`), so a
+ * numeric string there is coerced only once the item declares itself numeric: `float`,
+ * or `int` with an integral value.
+ */
+function coerceDefault(item: JsonObject): void {
+  const number = numericString(item.default);
+  if (number === undefined) return;
+  if (item.type === "float" || (item.type === "int" && Number.isInteger(number))) {
+    item.default = number;
+  }
+}
+
 function byKey<T extends JsonObject>(items: readonly T[] | undefined, key: string) {
   const map = new Map<string, T>();
   for (const item of items ?? []) {
@@ -225,19 +238,12 @@ function requireFields(
   }
 }
 
-const STOP = new Set(["a", "an", "the", "of", "at", "in", "on", "and", "with", "to", "for"]);
-
-function titleFromPrompt(prompt: string | undefined): string | undefined {
-  const words = promptWords(prompt ?? "").filter((word) => !STOP.has(word)).slice(0, 6);
-  if (!words.length) return undefined;
-  return words.map((word) => word[0].toUpperCase() + word.slice(1)).join(" ");
-}
-
 /**
  * Maps an engine's or provider's answer onto a schema-0.7.3 asset (Labs spec
  * "Normalization Contract"): `controls` → `control`, `meta` → `meta_info`; every section
  * required; unknown keys, wrong types and missing required fields rejected; numeric
- * strings coerced where only a number fits; missing optional fields filled from the
+ * strings coerced where only a number fits (and for the `default` of a control or
+ * parameter whose `type` is numeric); missing optional fields filled from the
  * canonical baseline; `mouse.x → shader.u_px` and inverted `mouse.y → shader.u_py`
  * guaranteed; `meta_info.category` is `"multimodal"`. Pure: nothing in the answer is
  * ever fetched or opened. Throws `SynError` code `bad_response` with `data.issues`.
@@ -289,11 +295,13 @@ export function normalizeAsset(raw: unknown, options: NormalizeOptions = {}): Sy
   const control = normalizeControls(sections.control as JsonObject, baseline, issues);
   const meta = sections.meta_info as JsonObject;
   const title = (meta.title as string | undefined) ?? (answer.name as string | undefined) ??
-    titleFromPrompt(options.prompt) ?? baseline.name;
+    titleFromWords(promptWords(options.prompt ?? "")) ?? baseline.name;
   const description = (meta.description as string | undefined) ??
     (answer.description as string | undefined) ?? options.prompt?.trim() ??
     baseline.meta_info.description;
-  const promptTags = [...new Set(promptWords(options.prompt ?? "").filter((w) => !STOP.has(w)))]
+  const promptTags = [
+    ...new Set(promptWords(options.prompt ?? "").filter((w) => !STOP_WORDS.has(w))),
+  ]
     .slice(0, 8);
   const metaInfo = {
     ...meta,
@@ -398,6 +406,7 @@ function normalizeTone(
       path: `tone.${filled.parameter}`,
       type: "float",
     });
+    coerceDefault(filled);
     requireFields(
       filled,
       ["name", "path", "type", "default"],
@@ -442,6 +451,7 @@ function normalizeHaptic(
       type: "float",
       unit: "linear",
     });
+    coerceDefault(filled);
     requireFields(
       filled,
       ["name", "parameter", "path", "type", "unit", "default"],
@@ -493,6 +503,7 @@ function normalizeControls(
       unit: "linear",
       default: typeof filled.min === "number" ? filled.min : 0,
     });
+    coerceDefault(filled);
     filled.mappings = (filled.mappings as JsonObject[]).map((mapping) => {
       const action = mapping.action as JsonObject;
       return {

@@ -4,7 +4,9 @@ import { loadSchemaStore } from "../schema/mod.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "../../tests/fakes/shared.ts";
 import type { JsonObject } from "./asset.ts";
 import { canonicalBaseline } from "./canonical_baseline.ts";
+import { createExternalGenerator } from "./external_generator.ts";
 import { normalizeAsset } from "./normalize_asset.ts";
+import { preflightAsset } from "./preflight_asset.ts";
 
 /** A minimal answer in the Labs spec's section names. */
 function answer(): JsonObject {
@@ -114,8 +116,25 @@ Deno.test("normalizeAsset() coerces numeric strings only where a number fits", (
   assert.equal(radius.max, 2);
   assert.equal(radius.mappings[0].action.sensitivity, -0.01);
   assert.deepEqual(radius.mappings[0].combo, { wheel: true });
-  // A control default may be a string: "0.5" is ambiguous there and stays a string.
-  assert.equal(radius.default, "0.5");
+  // A control's default may be a string; "0.5" becomes a number once the type is numeric.
+  assert.equal(radius.type, "float");
+  assert.equal(radius.default, 0.5);
+  const typed = answer();
+  typed.controls = [
+    { parameter: "tone.mode", type: "string", default: "0.5", mappings: [] },
+    { parameter: "tone.steps", type: "int", default: "3", mappings: [] },
+    { parameter: "tone.half", type: "int", default: "2.5", mappings: [] },
+  ];
+  (typed.tone as JsonObject).input_parameters = [{ parameter: "volume", default: "-12" }];
+  const typedAsset = normalizeAsset(typed);
+  const defaults = Object.fromEntries(
+    typedAsset.control.control_parameters.map((control) => [control.parameter, control.default]),
+  );
+  assert.deepEqual(
+    [defaults["tone.mode"], defaults["tone.steps"], defaults["tone.half"]],
+    ["0.5", 3, "2.5"],
+  );
+  assert.equal((typedAsset.tone.input_parameters as JsonObject[])[0].default, -12);
   const bad = answer();
   (bad.haptic as JsonObject).intensity = "0.7 or so";
   assert.deepEqual(issuesOf(() => normalizeAsset(bad)), [
@@ -179,5 +198,40 @@ Deno.test({
       ok: true,
       errors: [],
     });
+  },
+});
+
+Deno.test({
+  name:
+    "normalizeAsset() and a mock external run touch no file and no network, whatever the answer says",
+  permissions: "none",
+  fn: async () => {
+    const hostile = answer();
+    hostile.name = "file:///etc/passwd";
+    (hostile.shader as JsonObject).fragment_shader =
+      '#include "/etc/passwd"\n// https://example.invalid/x.glsl\nvoid main() {}';
+    (hostile.tone as JsonObject).synth = {
+      type: "Tone.Synth",
+      options: { oscillator: { $ref: "https://example.invalid/osc.json" }, url: "../../secret" },
+    };
+    (hostile.meta as JsonObject).description = "see /root/.ssh/id_rsa and http://127.0.0.1:1/";
+    const asset = normalizeAsset(hostile);
+    assert.equal(asset.name, "file:///etc/passwd");
+    assert.deepEqual((asset.tone.synth.options as JsonObject).oscillator, {
+      $ref: "https://example.invalid/osc.json",
+    });
+    const generator = createExternalGenerator("gemini", {
+      provider: "gemini",
+      model: "m",
+      endpoint: "https://gemini.invalid/v1",
+      mode: "mock",
+      apiVersion: "v1",
+      timeouts: { connectMs: 100, readMs: 100, totalMs: 100 },
+      maxRetries: 0,
+      secrets: [],
+    }, { mockAnswer: () => hostile, newTraceId: () => "t-1" });
+    const generated = await generator.generate("a hostile answer");
+    assert.equal(generated.asset.name, "file:///etc/passwd");
+    assert.deepEqual(preflightAsset(generated.asset), []);
   },
 });

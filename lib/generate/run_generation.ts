@@ -1,4 +1,4 @@
-import { type Clock, responseHash, SynError, writeFileAtomic } from "../core/mod.ts";
+import { type Clock, errorMessage, responseHash, SynError, writeFileAtomic } from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import { ASSET_SCHEMA, type Provenance, type SynestheticAsset } from "./asset.ts";
 import type { RequestEnvelope } from "./envelope.ts";
@@ -23,7 +23,10 @@ export interface GenerationDeps {
   writeFile?: (path: string, text: string) => Promise<void>;
 }
 
-/** `ok`: validated and persisted; `invalid`: generated, failed validation, not persisted; `failed`: no asset. */
+/**
+ * `ok`: validated and persisted; `invalid`: generated, failed pre-flight or the schema,
+ * not persisted; `failed`: no asset, no verdict (validator unreachable) or not writable.
+ */
 export type GenerationStatus = "ok" | "invalid" | "failed";
 
 export interface Failure {
@@ -56,10 +59,14 @@ export interface GenerationOutcome {
 
 /** A file name from the asset's name: lower-case words joined by dashes, at most 48 chars. */
 export function slugOf(name: string): string {
-  const slug = name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(
-    /^-+|-+$/g,
-    "",
-  ).slice(0, 48).replace(/-+$/, "");
+  const slug = name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "") // accents go, their letters stay: "Über" → "uber"
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+/, "")
+    .slice(0, 48)
+    .replace(/-+$/, "");
   return slug || "asset";
 }
 
@@ -142,25 +149,40 @@ export async function runGeneration(
 
   let preflight: PreflightIssue[] = [];
   let verdict: ValidatorVerdict | null = null;
+  let status: GenerationStatus = asset ? "ok" : "failed";
   if (asset) {
+    // Never persist a secret, not even one a provider echoes back in its answer.
+    asset = deps.log.redact(asset);
     preflight = preflightAsset(asset);
     // Labs spec validation step 2: the service is always called, even after a failed pre-flight.
     verdict = await deps.validator.validateAsset(asset, ASSET_SCHEMA);
-    if (preflight.length) {
+    if (!verdict.ok && verdict.reason !== undefined && verdict.reason !== "validation_failed") {
+      // No verdict at all (validator unreachable, timed out, refused the call): nothing is
+      // known about the asset, so the run failed whatever the strictness.
+      status = "failed";
+      failure = { reason: verdict.reason, detail: verdict.detail ?? verdict.reason };
+    } else if (preflight.length) {
+      status = "invalid";
       failure = { reason: "validation_failed", detail: `pre-flight: ${summarize(preflight)}` };
     } else if (!verdict.ok) {
+      status = "invalid";
       failure = {
-        reason: verdict.reason ?? "validation_failed",
+        reason: "validation_failed",
         detail: verdict.detail ?? summarize(verdict.errors ?? []),
       };
     }
   }
-  const status: GenerationStatus = !asset ? "failed" : failure ? "invalid" : "ok";
   let assetPath: string | null = null;
   if (status === "ok" && asset) {
-    assetPath = `${config.outDir}/${slugOf(asset.name)}-${traceId.slice(0, 8)}.json`;
-    await Deno.mkdir(config.outDir, { recursive: true });
-    await (deps.writeFile ?? writeFileAtomic)(assetPath, JSON.stringify(asset, null, 2) + "\n");
+    const path = `${config.outDir}/${slugOf(asset.name)}-${traceId.slice(0, 8)}.json`;
+    try {
+      await Deno.mkdir(config.outDir, { recursive: true });
+      await (deps.writeFile ?? writeFileAtomic)(path, JSON.stringify(asset, null, 2) + "\n");
+      assetPath = path;
+    } catch (error) {
+      status = "failed";
+      failure = { reason: "io_error", detail: `cannot write ${path}: ${errorMessage(error)}` };
+    }
   }
   const severity = status === "ok"
     ? "info"
@@ -212,7 +234,12 @@ export async function runGeneration(
     duration_ms: Math.max(0, deps.clock.now() - started),
     exit_code: exitCode,
   };
-  await deps.log.append("generator", { ts, ...outcome, transport, seed: config.seed });
+  await deps.log.append("generator", {
+    ts,
+    ...outcome,
+    transport,
+    seed: provenance?.parameters.seed ?? config.seed,
+  });
   return { ...outcome, asset };
 }
 
@@ -247,9 +274,9 @@ export async function runBatch(
         outcome = {
           ok: false,
           status: "failed",
-          trace_id: "",
+          trace_id: deps.newTraceId(),
           engine: config.engine,
-          mode: "local",
+          mode: config.engine === "deterministic" ? "local" : deps.external?.mode ?? "mock",
           strict: config.strict,
           severity: "error",
           prompt: prompts[index],
@@ -259,12 +286,19 @@ export async function runBatch(
           preflight: [],
           mcp_result: null,
           failure: {
-            reason: "internal_error",
-            detail: error instanceof Error ? error.message : String(error),
+            reason: error instanceof SynError ? error.code : "internal_error",
+            detail: errorMessage(error),
           },
           duration_ms: 0,
           exit_code: 1,
         };
+        // Best effort: the log itself may be what failed.
+        await deps.log.append("generator", {
+          ts: new Date(deps.clock.now()).toISOString(),
+          ...outcome,
+          transport: deps.validator.transport,
+          seed: config.seed,
+        }).catch(() => {});
       }
       outcomes[index] = outcome;
       done++;

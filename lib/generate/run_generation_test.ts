@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
-import { FakeClock, readJsonl } from "../core/mod.ts";
+import { FakeClock, readJsonl, SynError } from "../core/mod.ts";
 import type { ModelConfig } from "../llm/mod.ts";
-import { createExternalGenerator } from "./external_generator.ts";
+import {
+  createExternalGenerator,
+  type ExternalGenerator,
+  mockProviderAnswer,
+} from "./external_generator.ts";
+import { buildEnvelope } from "./envelope.ts";
 import { resolveGenerateConfig } from "./generate_config.ts";
 import { LabsLog } from "./labs_log.ts";
-import { runBatch, runGeneration } from "./run_generation.ts";
+import { runBatch, runGeneration, slugOf } from "./run_generation.ts";
 import { fakeValidator } from "./testdata/fake_validator.ts";
 import { recordSchemas } from "./testdata/record_schemas.ts";
 
@@ -118,7 +123,7 @@ Deno.test("runGeneration() still calls the validator after a failed pre-flight",
   assert.deepEqual(entry.failure, outcome.failure);
 });
 
-Deno.test("runGeneration() logs a structured transport failure from the validator", async () => {
+Deno.test("runGeneration() logs a validator payload over 1 MiB as a structured validation failure", async () => {
   using world = setup({ engine: "openai" });
   const validator = fakeValidator(() => ({
     ok: false,
@@ -196,4 +201,143 @@ Deno.test("runBatch() keeps order, reuses one validator and survives a failing p
   assert.equal(validator.assets.length, 2);
   const records = await checkRecords(world.log, "generator");
   assert.equal(records.length, 4);
+});
+
+Deno.test("runGeneration() fails in either mode when the validator gives no verdict, and writes nothing", async () => {
+  for (const strict of [true, false]) {
+    using world = setup(strict ? { strict: true } : { relaxed: true });
+    const validator = fakeValidator(() => ({
+      ok: false,
+      reason: "transport_error",
+      detail: "cannot connect to 127.0.0.1:9: Connection refused",
+    }));
+    const outcome = await runGeneration("angry red fire", world.config, { ...world, validator });
+    assert.equal(outcome.status, "failed");
+    assert.equal(outcome.exit_code, 1);
+    assert.equal(outcome.severity, "error");
+    assert.equal(outcome.asset_path, null);
+    assert.deepEqual(outcome.failure, {
+      reason: "transport_error",
+      detail: "cannot connect to 127.0.0.1:9: Connection refused",
+    });
+    await assert.rejects(() => Deno.stat(world.config.outDir));
+    const [record] = await checkRecords(world.log, "generator");
+    assert.equal(record.status, "failed");
+  }
+});
+
+Deno.test("runGeneration() turns an asset that cannot be written into a logged io_error", async () => {
+  using world = setup({ relaxed: true });
+  const outcome = await runGeneration("a pulsing blue circle", world.config, {
+    ...world,
+    validator: fakeValidator(),
+    writeFile: () => Promise.reject(new Error("No space left on device (os error 28)")),
+  });
+  assert.equal(outcome.status, "failed");
+  assert.equal(outcome.exit_code, 1);
+  assert.equal(outcome.asset_path, null);
+  assert.equal(outcome.failure?.reason, "io_error");
+  assert.match(outcome.failure!.detail, /cannot write .*pulsing-blue-circle-.*: No space left/);
+  const [record] = await checkRecords(world.log, "generator");
+  assert.deepEqual(record.failure, outcome.failure);
+});
+
+Deno.test("runGeneration() never persists a secret a provider echoes back", async () => {
+  using world = setup({ engine: "openai", seed: 4 });
+  const key = "sk-test-ECHOED-KEY-0123456789abcdef";
+  const log = new LabsLog(world.config.logDir, [key]);
+  const external = createExternalGenerator("openai", mockConfig("openai"), {
+    clock: world.clock,
+    mockAnswer: (envelope) => {
+      const answer = mockProviderAnswer("openai", envelope);
+      (answer.meta as Record<string, unknown>).description = `made with ${key}`;
+      (answer.shader as Record<string, unknown>).name = `Shader ${key}`;
+      return answer;
+    },
+  });
+  const validator = fakeValidator();
+  const outcome = await runGeneration("neon rain", world.config, {
+    ...world,
+    log,
+    validator,
+    external,
+  });
+  assert.equal(outcome.status, "ok", JSON.stringify(outcome.failure));
+  const written = Deno.readTextFileSync(outcome.asset_path!);
+  assert.equal(written.includes(key), false);
+  assert.match(written, /made with \*\*\*redacted\*\*\*/);
+  assert.equal(JSON.stringify(validator.assets).includes(key), false);
+  assert.equal(Deno.readTextFileSync(log.path("external")).includes(key), false);
+});
+
+Deno.test("runGeneration() passes --timeout-s to the provider as total, connect ≤ 5 s and read ≤ 30 s", async () => {
+  const seen: unknown[] = [];
+  const external: ExternalGenerator = {
+    name: "openai",
+    model: "m",
+    endpoint: null,
+    mode: "mock",
+    generate: (_prompt, _seed, params) => {
+      seen.push(params?.timeouts);
+      return Promise.reject(
+        new SynError("timeout", "Timed out", { reason: "timeout", detail: "no answer" }),
+      );
+    },
+  };
+  for (const timeoutS of [2, 100]) {
+    using world = setup({ engine: "openai", timeoutS });
+    const outcome = await runGeneration("x", world.config, {
+      ...world,
+      validator: fakeValidator(),
+      external,
+    });
+    assert.deepEqual(outcome.failure, { reason: "timeout", detail: "no answer" });
+  }
+  using world = setup({ engine: "openai" });
+  await runGeneration("x", world.config, { ...world, validator: fakeValidator(), external });
+  assert.deepEqual(seen, [
+    { totalMs: 2000, connectMs: 2000, readMs: 2000 },
+    { totalMs: 100000, connectMs: 5000, readMs: 30000 },
+    undefined,
+  ]);
+});
+
+Deno.test("runGeneration() logs the seed the deterministic engine really used", async () => {
+  using world = setup();
+  const outcome = await runGeneration("x", world.config, { ...world, validator: fakeValidator() });
+  assert.equal(outcome.asset!.meta_info.provenance!.parameters.seed, 0);
+  const [record] = await checkRecords(world.log, "generator");
+  assert.equal(record.seed, 0);
+});
+
+Deno.test("slugOf() keeps letters of accented words and never returns an empty name", () => {
+  assert.equal(slugOf("Über Café Naïve"), "uber-cafe-naive");
+  assert.equal(slugOf("  Pulsing -- Blue Circle!  "), "pulsing-blue-circle");
+  assert.equal(slugOf("漢字 🎵"), "asset");
+  assert.equal(slugOf("../../etc/passwd\u0000.json"), "etc-passwd-json", "no path escapes");
+  assert.equal(slugOf("a".repeat(47) + " bcd").length, 47);
+});
+
+Deno.test("mock answers depend on the prompt and each engine leaves normalization work to do", async () => {
+  for (const engine of ["gemini", "openai", "anthropic"] as const) {
+    const external = createExternalGenerator(engine, mockConfig(engine), {
+      newTraceId: () => "t",
+    });
+    const calm = await external.generate("a calm blue ocean at dusk", 1);
+    const angry = await external.generate("angry red fire", 1);
+    assert.notEqual(calm.asset.shader.fragment_shader, angry.asset.shader.fragment_shader);
+    assert.notEqual(calm.response.hash, angry.response.hash);
+    assert.notEqual(calm.asset.meta_info.title, angry.asset.meta_info.title);
+  }
+  const envelope = buildEnvelope({
+    traceId: "t",
+    prompt: "angry red fire",
+    seed: 1,
+    model: "m",
+    temperature: null,
+    maxTokens: null,
+  });
+  const gemini = mockProviderAnswer("gemini", envelope);
+  assert.equal(typeof (gemini.haptic as Record<string, unknown>).intensity, "string");
+  assert.ok("controls" in gemini && "meta" in gemini && !("control" in gemini));
 });
