@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { readJsonl } from "../lib/core/mod.ts";
 import { generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
 import { run } from "../lib/cli/generate.ts";
-import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { fakeIo, runSyn } from "./fakes/cli_io.ts";
-import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
-import { assertLogRecordsValid, startCountingValidator, tempDir } from "./generate_fakes.ts";
-
-const noShared = sharedMissing(CONFORMANCE_SCHEMAS);
+import {
+  assertLogRecordsValid,
+  referenceStore,
+  startCountingValidator,
+  tempDir,
+} from "./generate_fakes.ts";
 
 const ADJECTIVES = [
   "calm",
@@ -62,7 +63,6 @@ function prompts(count: number): string[] {
 Deno.test({
   name:
     "syn generate --batch: 200 deterministic assets validate against the conformance set and reproduce from their seed",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     const list = prompts(200);
@@ -96,7 +96,7 @@ Deno.test({
     const report = JSON.parse(result.stdout);
     assert.equal(report.summary.total, 200);
     assert.deepEqual(report.results.map((entry: { prompt: string }) => entry.prompt), list);
-    const store = await loadSchemaStore({ schemasDir: sharedPath(CONFORMANCE_SCHEMAS) });
+    const store = await referenceStore();
     const names = new Set<string>();
     for (const entry of report.results) {
       const asset = JSON.parse(await Deno.readTextFile(entry.asset_path));
@@ -123,7 +123,6 @@ Deno.test({
 
 Deno.test({
   name: "two processes generating into one log directory at once: every line parses, nothing lost",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     // Enough prompts that the two runs overlap for most of their time.
@@ -161,7 +160,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate --batch shows a progress line on a terminal and keeps going after a failure",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     await Deno.writeTextFile(

@@ -1,17 +1,14 @@
 import assert from "node:assert/strict";
 import { readJsonl } from "../lib/core/mod.ts";
 import { generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
-import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
-import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
 import {
   assertLogRecordsValid,
   closedPort,
+  referenceStore,
   startCountingValidator,
   tempDir,
 } from "./generate_fakes.ts";
-
-const noShared = sharedMissing(CONFORMANCE_SCHEMAS);
 
 function envFor(dir: string, extra: Record<string, string> = {}): Record<string, string> {
   return { MCP_READY_FILE: `${dir}/mcp.ready`, ...extra };
@@ -19,7 +16,6 @@ function envFor(dir: string, extra: Record<string, string> = {}): Record<string,
 
 Deno.test({
   name: "syn generate with no keys and no configuration writes a valid asset",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     const result = await runSyn(["generate", "a pulsing blue circle"], {
@@ -37,7 +33,7 @@ Deno.test({
     );
     assert.match(result.stderr, /wrote .*pulsing-blue-circle-.*\.json/);
     const asset = JSON.parse(await Deno.readTextFile(summary.asset_path));
-    const store = await loadSchemaStore({ schemasDir: sharedPath(CONFORMANCE_SCHEMAS) });
+    const store = await referenceStore();
     assert.deepEqual(store.validate(asset, "synesthetic-asset"), { ok: true, errors: [] });
     assert.equal(asset.meta_info.provenance.trace_id, summary.trace_id);
     // Defaults when nothing is given: deterministic engine, seed 0, no temperature, strict.
@@ -56,7 +52,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate reproduces an asset from its prompt and seed",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     const run = async () => {
@@ -86,7 +81,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate strictness: flag > LABS_FAIL_FAST > default strict; invalid never written",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     const cases: [string[], Record<string, string>, number, string][] = [
@@ -130,7 +124,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate calls the validator in every mode, over the transport the env selects",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     const validator = await startCountingValidator();
@@ -190,7 +183,6 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
 Deno.test({
   name:
     "syn generate fails with a structured transport_error, exit 1 in either mode, when the validator cannot start",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     const unreachable: Record<string, string>[] = [
@@ -235,7 +227,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate reports an asset folder it cannot write as a logged io_error, exit 1",
-  ignore: noShared,
   fn: async () => {
     using work = tempDir();
     await Deno.writeTextFile(`${work.path}/taken`, "");

@@ -8,7 +8,6 @@ import {
 } from "../lib/generate/mod.ts";
 import { type MockAnswerContext, startMockLlmServer } from "../scripts/mock_llm_server.ts";
 import { runSyn } from "./fakes/cli_io.ts";
-import { CONFORMANCE_SCHEMAS, sharedMissing } from "./fakes/shared.ts";
 import {
   assertLogRecordsValid,
   closedPort,
@@ -17,7 +16,6 @@ import {
   tempDir,
 } from "./generate_fakes.ts";
 
-const noShared = sharedMissing(CONFORMANCE_SCHEMAS);
 const KEYS = {
   openai: { OPENAI_API_KEY: "sk-test-openaiFAKEKEY1234567890" },
   gemini: { GEMINI_API_KEY: "gemini-test-FAKEKEY-0987654321" },
@@ -84,7 +82,6 @@ async function externalEntries(dir: string): Promise<JsonObject[]> {
 Deno.test({
   name:
     "syn generate --engine=gemini|openai in mock mode normalizes, validates and persists without HTTP",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, validator }) => {
       for (const engine of ["gemini", "openai"]) {
@@ -121,7 +118,6 @@ Deno.test({
 Deno.test({
   name:
     "syn generate in live mode calls the local provider server, normalizes, validates and persists",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, validator, live }) => {
       for (const provider of ["openai", "gemini", "anthropic"] as const) {
@@ -183,7 +179,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate --endpoint and --model win over *_ENDPOINT and *_MODEL",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, live }) => {
       // The environment points at a port nothing listens on; the flag must win.
@@ -224,7 +219,6 @@ Deno.test({
 Deno.test({
   name:
     "syn generate maps 401, 429, timeout, malformed JSON and oversize to failure reasons and exit 1",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, validator, live }) => {
       const cases: [string, string, number, string[]][] = [
@@ -275,7 +269,6 @@ Deno.test({
 Deno.test({
   name:
     "syn generate refuses a request body over 256 KiB before sending: bad_request in external.jsonl",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, validator, live }) => {
       // Too long for one command-line argument: a one-line batch file carries it.
@@ -298,7 +291,6 @@ Deno.test({
 
 Deno.test({
   name: "syn generate temperature: --temperature > OPENAI_TEMPERATURE (openai only) > none",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, validator, live }) => {
       const mock = { MCP_READY_FILE: `${dir}/mcp.ready`, ...validator.env };
@@ -340,7 +332,6 @@ Deno.test({
 Deno.test({
   name:
     "syn generate logs a validator payload over 1 MiB as a structured failure in external.jsonl",
-  ignore: noShared,
   fn: async () => {
     const cap = 1024 * 1024;
     const minimal = (fragment: string) => ({
@@ -374,7 +365,6 @@ Deno.test({
 
 Deno.test({
   name: "a run with a recognizable fake key leaves the key in no file and no output",
-  ignore: noShared,
   fn: () =>
     withWorld(async ({ dir, server, live }) => {
       const key = "RECOGNIZABLE-KEY-7f3a9c2e1d";
