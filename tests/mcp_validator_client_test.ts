@@ -1,5 +1,6 @@
 /** `connectValidator` against real processes and sockets, as `generate` will use it. */
 import assert from "node:assert/strict";
+import { tmpdir } from "node:os";
 import { connectValidator, createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
@@ -34,6 +35,22 @@ Deno.test("connectValidator() with nothing configured runs our own mcp-serve --s
     await client.close();
     assert.ok(warnings.some((line) => line.startsWith("validator: mcp:ready mode=stdio")));
   });
+});
+
+Deno.test("connectValidator() gives its own child a ready file of its own, removed on close", async () => {
+  const ownReadyFiles = () =>
+    [...Deno.readDirSync(tmpdir())]
+      .map((entry) => entry.name)
+      .filter((name) => name.startsWith(`syn-mcp-${Deno.pid}-`) && name.endsWith(".ready"));
+  const before = ownReadyFiles();
+  const client = await connectValidator({ env: envOf({}), selfCommand: SELF_COMMAND });
+  assert.equal((await client.call("list_schemas")).ok, true);
+  const during = ownReadyFiles().filter((name) => !before.includes(name));
+  assert.equal(during.length, 1, "one ready file for the child");
+  const content = await Deno.readTextFile(`${tmpdir()}/${during[0]}`);
+  assert.match(content, /^\d+ \d{4}-\d{2}-\d{2}T[^ ]+\n$/);
+  await client.close();
+  assert.deepEqual(ownReadyFiles().filter((name) => !before.includes(name)), []);
 });
 
 Deno.test({

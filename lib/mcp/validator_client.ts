@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { SynError } from "../core/mod.ts";
 import {
   connectionFromConn,
@@ -140,7 +141,17 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
   const warn = options.warn ?? (() => {});
   const timeoutMs = options.timeoutMs ?? 10_000;
   const target = resolveValidatorTarget(options.env, options.selfCommand, warn);
-  if (target.transport === "stdio") return spawnValidator(target.command, options, timeoutMs);
+  if (target.transport === "stdio") {
+    // Our own child must not share the default ready file with other syn processes
+    // running at once (each would remove the other's): it gets a file of its own,
+    // unless MCP_READY_FILE names one.
+    const extraEnv: Record<string, string> = target.own && !options.env("MCP_READY_FILE")
+      ? {
+        MCP_READY_FILE: `${tmpdir()}/syn-mcp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}.ready`,
+      }
+      : {};
+    return spawnValidator(target.command, options, timeoutMs, extraEnv);
+  }
   let conn: Deno.Conn;
   try {
     conn = await withTimeout(
@@ -252,8 +263,9 @@ function spawnValidator(
   command: string[],
   options: ConnectValidatorOptions,
   timeoutMs: number,
+  extraEnv: Record<string, string> = {},
 ): ValidatorClient {
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...extraEnv };
   for (const name of FORWARDED_TO_CHILD) {
     const value = options.env(name);
     if (value !== undefined && value !== "") env[name] = value;
