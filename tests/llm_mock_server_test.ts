@@ -12,6 +12,7 @@ import {
   type StreamEvent,
 } from "../lib/llm/mod.ts";
 import { type MockProvider, startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { rejection } from "./fakes/rejection.ts";
 
 const PROVIDERS: readonly MockProvider[] = ["openai", "gemini", "anthropic"];
 const KEYS: Record<string, string> = {
@@ -54,15 +55,7 @@ function modelFor(
   return { model, clock };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ProviderError, `expected ProviderError, got ${error}`);
-    return error;
-  }
-  throw new Error("expected a failure");
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, ProviderError);
 
 async function collect(stream: AsyncIterable<StreamEvent>) {
   const deltas: string[] = [];

@@ -4,6 +4,7 @@ import { createLanguageModel, REQUEST_BODY_LIMIT } from "./create_language_model
 import { ProviderError } from "./provider_error.ts";
 import { resolveModelConfig } from "./resolve_model_config.ts";
 import type { ProviderName, StreamEvent } from "./types.ts";
+import { rejection } from "../../tests/fakes/rejection.ts";
 
 interface Call {
   url: string;
@@ -64,15 +65,7 @@ function liveModel(
   return { model, calls: fake.calls, clock, lines };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ProviderError, `expected ProviderError, got ${error}`);
-    return error;
-  }
-  throw new Error("expected a failure");
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, ProviderError);
 
 Deno.test("createLanguageModel() sends Authorization only in live mode with a key", async () => {
   const live = liveModel("openai", [OPENAI_OK]);
