@@ -32,6 +32,7 @@ export function fakeSchemaStore(): SchemaStore {
   const canonical = (name: string) =>
     name === "nested-synesthetic-asset" ? "synesthetic-asset" : name;
   return {
+    ready: () => Promise.resolve(),
     listSchemas: () => [{ name: "synesthetic-asset", version: "0.7.3", path: "schemas/fake.json" }],
     getSchema: (name) =>
       canonical(name) === "synesthetic-asset"

@@ -46,6 +46,23 @@ Deno.test("mcp-serve --stdio writes the ready file and line, and removes the fil
   }
 });
 
+Deno.test("mcp-serve with a SYN_SCHEMAS_DIR set that cannot compile reports it and exits 1", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  try {
+    await Deno.mkdir(`${dir}/schemas`);
+    await Deno.writeTextFile(`${dir}/schemas/broken.json`, JSON.stringify({ type: 12 }));
+    const result = await runSyn(["mcp-serve", "--tcp", "127.0.0.1:0"], {
+      env: { MCP_READY_FILE: readyFile, SYN_SCHEMAS_DIR: `${dir}/schemas` },
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /mcp:error detail=".*Schema cannot be loaded: .*broken\.json/);
+    assert.equal(result.stdout, "");
+    assert.equal(exists(readyFile), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("SIGTERM during a slow request: the response arrives, the ready file goes, exit 0", async () => {
   const { dir, path: readyFile } = await tempPath("ready");
   // SYN_MCP_TEST_DELAY_MS is a test hook: every tool call waits this long first.

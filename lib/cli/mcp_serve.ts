@@ -1,4 +1,4 @@
-import { UsageError } from "../core/mod.ts";
+import { errorMessage, UsageError } from "../core/mod.ts";
 import {
   createValidatorHandler,
   type RunningValidatorServer,
@@ -118,9 +118,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     min: 0,
   });
 
+  // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
+  // asks; a folder's schemas are compiled right after the server is ready, and the
+  // first requests wait for that.
   const store = await loadSchemaStore({
     schemasDir: io.env("SYN_SCHEMAS_DIR") || undefined,
     examplesDir: io.env("SYN_EXAMPLES_DIR") || undefined,
+    deferCompile: true,
   });
   const backendUrl = io.env("SYN_BACKEND_URL");
   const service = new ValidatorService({
@@ -147,7 +151,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     endpoint,
     () => createValidatorHandler(service, { log }),
   );
-  return await runUntilStopped(server, io, log);
+  return await runUntilStopped(server, io, log, () => store.ready());
 }
 
 /** The process model (MCP spec §3, §10): ready file and line, signals, clean exit. */
@@ -155,6 +159,7 @@ async function runUntilStopped(
   server: RunningValidatorServer,
   io: CliIo,
   log: (line: string) => void,
+  compile: () => Promise<void>,
 ): Promise<number> {
   const readyFile = io.env("MCP_READY_FILE") || DEFAULT_READY_FILE;
   const readyLine = `${Deno.pid} ${new Date().toISOString()}\n`;
@@ -174,8 +179,18 @@ async function runUntilStopped(
     log(`mcp:ready mode=${server.mode}${address}`);
     // Until stdin ends (stdio) or a signal comes; then in-flight requests are answered,
     // within the shutdown grace period even when the peer has stopped reading.
-    await Promise.race([server.finished, stopRequested.promise]);
+    // A schema set that cannot compile is fatal: it is reported and the server stops.
+    const broken = compile().then(() => new Promise<never>(() => {}), (error: unknown) => error);
+    const fatal = await Promise.race([
+      server.finished.then(() => undefined),
+      stopRequested.promise,
+      broken,
+    ]);
     await server.shutdown();
+    if (fatal !== undefined) {
+      log(`mcp:error detail=${JSON.stringify(errorMessage(fatal))}`);
+      return EXIT.failure;
+    }
     log(`mcp:shutdown mode=${server.mode}`);
     return EXIT.ok;
   } finally {

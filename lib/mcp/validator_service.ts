@@ -105,6 +105,8 @@ export class ValidatorService {
       );
     }
     if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    // A store loaded with deferCompile finishes compiling its validators here, once.
+    await this.#store.ready();
     return await this.#tools[name](params as Record<string, unknown>);
   }
 

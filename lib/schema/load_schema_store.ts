@@ -23,6 +23,13 @@ export interface LoadSchemaStoreOptions {
   schemasDir?: string;
   /** A `SYN_EXAMPLES_DIR` value: a folder of `*.json` examples (subfolders included). */
   examplesDir?: string;
+  /**
+   * Return once schemas and examples are read (discovery) and compile the validators
+   * only when `ready()` is first called; `validate` needs it awaited first. A server uses
+   * it to enter its loop sooner: importing ajv and compiling a folder's schemas costs
+   * ~100 ms of CPU, which would otherwise delay readiness even if run in the background.
+   */
+  deferCompile?: boolean;
 }
 
 /** A schema file as read from disk. */
@@ -226,7 +233,7 @@ let embeddedStore: Promise<SchemaStore> | undefined;
  */
 export function loadSchemaStore(options: LoadSchemaStoreOptions = {}): Promise<SchemaStore> {
   if (options.schemasDir === undefined && options.examplesDir === undefined) {
-    embeddedStore ??= buildStore(options);
+    embeddedStore ??= buildStore({});
     return embeddedStore;
   }
   return buildStore(options);
@@ -267,11 +274,19 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   const byName = new Map<string, LoadedSchema>();
   for (const entry of schemas) if (!byName.has(entry.name)) byName.set(entry.name, entry);
 
-  const verdictFor =
-    (options.schemasDir === undefined ? await embeddedVerdicts(files) : undefined) ??
-      await compiledVerdicts(schemas);
-  const { fullFormats } = await import("ajv-formats/dist/formats.js");
-  const formats = fullFormats as unknown as Record<string, FormatDefinition>;
+  let verdictFor: VerdictSource | undefined;
+  let formats: Record<string, FormatDefinition> = {};
+  let compiled: Promise<void> | undefined;
+  const ready = () =>
+    compiled ??= (async () => {
+      const source =
+        (options.schemasDir === undefined ? await embeddedVerdicts(files) : undefined) ??
+          await compiledVerdicts(schemas);
+      const { fullFormats } = await import("ajv-formats/dist/formats.js");
+      formats = fullFormats as unknown as Record<string, FormatDefinition>;
+      verdictFor = source;
+    })();
+  if (!options.deferCompile) await ready();
 
   const examples: LoadedExample[] = [];
   for (const file of await readExampleFiles(examplesDir)) {
@@ -309,7 +324,7 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
 
   const resourceUris = new Set(schemas.map((entry) => entry.uri));
   function verdictOf(uri: string): VerdictFunction | undefined {
-    if (!resourceUris.has(uri)) return undefined;
+    if (!resourceUris.has(uri) || !verdictFor) return undefined;
     try {
       return verdictFor(uri, uri);
     } catch {
@@ -321,6 +336,9 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
     const entry = byName.get(canonicalName(schemaName));
     if (!entry) {
       throw new SynError("not_found", `Unknown schema: ${schemaName}`, { schema: schemaName });
+    }
+    if (!verdictFor) {
+      throw new SynError("not_ready", "Schema validators are still compiling: await ready() first");
     }
     const document = dropMarker(asset);
     const verdict = verdictFor(entry.uri, entry.name);
@@ -342,6 +360,7 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   }
 
   return {
+    ready,
     listSchemas: () => schemas.map(({ name, version, path }) => ({ name, version, path })),
     getSchema(name) {
       const entry = byName.get(canonicalName(name));

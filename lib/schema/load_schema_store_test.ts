@@ -164,6 +164,33 @@ Deno.test("a folder given but missing gives empty listings and not-found reads",
   assert.throws(() => store.validate({ name: "x" }, "synesthetic-asset"), SynError);
 });
 
+Deno.test("deferCompile lists at once, validates after ready(), and reports a broken set there", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn-schemas-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/thing.json`,
+      JSON.stringify({ type: "object", required: ["id"] }),
+    );
+    const store = await loadSchemaStore({ schemasDir: dir, deferCompile: true });
+    assert.deepEqual(store.listSchemas().map((entry) => entry.name), ["thing"]);
+    await store.ready();
+    assert.deepEqual(store.validate({}, "thing").errors, [
+      { path: "", msg: "must have required property 'id'" },
+    ]);
+
+    await Deno.writeTextFile(`${dir}/broken.json`, JSON.stringify({ type: 12 }));
+    const broken = await loadSchemaStore({ schemasDir: dir, deferCompile: true });
+    await assert.rejects(
+      broken.ready(),
+      (error: unknown) => error instanceof SynError && error.code === "schema_invalid",
+    );
+    // Without deferCompile the same set fails to load at all.
+    await assert.rejects(loadSchemaStore({ schemasDir: dir }), /Schema cannot be loaded/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a schema folder override shows paths as given and validates with compiled ajv", async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn-schemas-" });
   try {

@@ -29,6 +29,12 @@ export interface ExampleEntry {
  * input to `validate`.
  */
 export interface SchemaStore {
+  /**
+   * Resolves once `validate` can run. A store loaded with `deferCompile` lists and reads
+   * at once and compiles its validators on the first call; anything else is ready when
+   * loaded. Rejects with the compile error of a broken schema set.
+   */
+  ready(): Promise<void>;
   /** Sorted by name, then version, then path. */
   listSchemas(): SchemaEntry[];
   /** Resolves aliases (`nested-synesthetic-asset`); `undefined` when unknown. */
