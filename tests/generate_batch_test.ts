@@ -188,3 +188,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "syn generate --batch caps a file that is not a regular one (a pipe) while reading it",
+  fn: async () => {
+    using work = tempDir();
+    const fifo = `${work.path}/prompts.fifo`;
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.ok(made.success, "mkfifo");
+    // 17 MiB of comment lines: a pipe has no size to check up front, so the read must stop.
+    const feeding = (async () => {
+      using pipe = await Deno.open(fifo, { write: true });
+      const chunk = new TextEncoder().encode("# a comment line, not a prompt\n".repeat(32 * 1024));
+      try {
+        for (let written = 0; written < 17 * 1024 * 1024; written += chunk.length) {
+          await pipe.write(chunk);
+        }
+      } catch {
+        // the reader stopped early and closed its end
+      }
+    })();
+    const io = fakeIo({ cwd: work.path });
+    await assert.rejects(
+      run(["--batch", "prompts.fifo"], io),
+      /cannot read --batch file: prompts\.fifo \(input is larger than 16 MiB/,
+    );
+    await feeding;
+  },
+});

@@ -162,7 +162,7 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
     [["generate", "--engine=openai", "x"], { OPENAI_TEMPERATURE: "hot" }, /OPENAI_TEMPERATURE/],
     [["generate", "x", "--log-dir", "a-file"], {}, /Cannot create the log folder: .*a-file/],
     [["generate", "x"], { LABS_FAIL_FAST: "perhaps" }, /LABS_FAIL_FAST must be 1/],
-    [["generate", "x"], { MCP_ENDPOINT: "tcp" }, /MCP_ENDPOINT=tcp needs MCP_HOST and MCP_PORT/],
+    [["generate", "x"], { MCP_ENDPOINT: "tcp" }, /MCP_ENDPOINT=tcp needs MCP_PORT/],
     [
       ["generate", "--engine=openai", "x"],
       { LABS_EXTERNAL_LIVE: "1", OPENAI_API_KEY: "" },

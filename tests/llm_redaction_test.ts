@@ -100,6 +100,25 @@ Deno.test("redaction: a key in an endpoint's query is masked in logs, errors and
   for (const line of written) assertNoKey(line, "output");
 });
 
+Deno.test("redaction: a key cut short by a truncated error message is still masked", async () => {
+  const env: Record<string, string> = { LABS_EXTERNAL_LIVE: "1", ...KEYS };
+  const key = KEYS.GEMINI_API_KEY;
+  // The provider echoes the key where the 300-character detail cut falls inside it, leaving
+  // "SYNFAKEKEY-gem", which no key pattern recognizes.
+  const message = `${"x".repeat(257)} Incorrect API key provided: ${key}`;
+  const written: string[] = [];
+  const model = createLanguageModel(resolveModelConfig("gemini", { env: (name) => env[name] }), {
+    clock: new FakeClock(),
+    log: (line) => written.push(line),
+    fetch: () => Promise.resolve(Response.json({ error: { message } }, { status: 401 })),
+  });
+  const error = await model.generate({ prompt: "x" }).then(() => undefined, (thrown) => thrown);
+  assert.ok(error instanceof ProviderError && error.reason === "auth_error");
+  written.push(error.message, error.detail, JSON.stringify(error), JSON.stringify(error.data));
+  assert.ok(written.some((line) => line.includes("***redacted***")), written.join("\n"));
+  for (const line of written) assertNoKey(line, "output");
+});
+
 Deno.test("redaction: the demo server's stdout and stderr never contain a key", async () => {
   const script = new URL("../scripts/mock_llm_server.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {

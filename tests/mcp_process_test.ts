@@ -46,6 +46,29 @@ Deno.test("mcp-serve --stdio writes the ready file and line, and removes the fil
   }
 });
 
+Deno.test("mcp-serve never writes through a symlink planted at the ready file's path", async () => {
+  // The default ready file lives in /tmp, where anyone may plant a link to a file of ours.
+  const { dir, path: readyFile } = await tempPath("mcp.ready");
+  const victim = `${dir}/victim.txt`;
+  try {
+    await Deno.writeTextFile(victim, "keep me\n");
+    await Deno.symlink(victim, readyFile);
+    const server = spawnStdioServer({ env: { MCP_READY_FILE: readyFile } });
+    try {
+      await waitFor(() => server.stderr().includes("mcp:ready mode=stdio"), "the ready line");
+      assert.equal(await Deno.readTextFile(victim), "keep me\n");
+      assert.equal(Deno.lstatSync(readyFile).isFile, true, "a fresh file replaced the link");
+      assert.equal(Number((await Deno.readTextFile(readyFile)).split(" ")[0]), server.child.pid);
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+    assert.equal(await Deno.readTextFile(victim), "keep me\n");
+    assert.equal(exists(readyFile), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("mcp-serve with a SYN_SCHEMAS_DIR set that cannot compile reports it and exits 1", async () => {
   const { dir, path: readyFile } = await tempPath("ready");
   try {

@@ -99,6 +99,49 @@ Deno.test("connectValidator() uses MCP_ADAPTER_CMD and reports a child that dies
   });
 });
 
+Deno.test("connectValidator() does not hand the provider keys to a stdio validator child", async () => {
+  await withReadyDir(async (dir) => {
+    const script = `${dir}/adapter.ts`;
+    await Deno.writeTextFile(
+      script,
+      `const names = ["OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"];
+       console.error(names.map((name) => name + "=[" + (Deno.env.get(name) ?? "") + "]").join(" "));
+       const reader = Deno.stdin.readable.getReader();
+       await reader.read();
+       await Deno.stdout.write(new TextEncoder().encode(
+         JSON.stringify({ jsonrpc: "2.0", id: 1, result: { ok: true, errors: [] } }) + "\\n"));
+       while (!(await reader.read()).done);`,
+    );
+    // The child inherits this process's environment, where the keys live.
+    const saved = new Map(
+      ["OPENAI_API_KEY", "GEMINI_API_KEY"].map((name) => [name, Deno.env.get(name)]),
+    );
+    Deno.env.set("OPENAI_API_KEY", "sk-proj-SYNFAKEKEY-child-0123456789");
+    Deno.env.set("GEMINI_API_KEY", "SYNFAKEKEY-child-gemini-0123");
+    const lines: string[] = [];
+    try {
+      const client = await connectValidator({
+        env: envOf({
+          MCP_ENDPOINT: "stdio",
+          MCP_ADAPTER_CMD: `"${Deno.execPath()}" run --allow-env ${script}`,
+        }),
+        selfCommand: SELF_COMMAND,
+        timeoutMs: 5_000,
+        warn: (line) => lines.push(line),
+      });
+      assert.deepEqual(await client.validateAsset({ name: "x" }), { ok: true, errors: [] });
+      await client.close();
+    } finally {
+      for (const [name, value] of saved) {
+        if (value === undefined) Deno.env.delete(name);
+        else Deno.env.set(name, value);
+      }
+    }
+    assert.ok(lines.some((line) => line.includes("OPENAI_API_KEY=[]")), lines.join("\n"));
+    assert.ok(!lines.join("\n").includes("SYNFAKEKEY"), lines.join("\n"));
+  });
+});
+
 Deno.test("connectValidator() close() stops a stdio child that ignores its input and SIGTERM", async () => {
   await withReadyDir(async (dir) => {
     const script = `${dir}/stubborn.ts`;

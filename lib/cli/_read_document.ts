@@ -26,7 +26,7 @@ export async function readDocument(
   const source = name === "-" ? options.stdinName : name;
   const bytes = name === "-"
     ? await readCapped(io.stdin, source, options.maxBytes)
-    : await readFile(resolve(io.cwd, name), name, options.maxBytes);
+    : await readFileCapped(resolve(io.cwd, name), name, options.maxBytes);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -36,7 +36,15 @@ export async function readDocument(
   return parseJson(text, source);
 }
 
-async function readFile(path: string, name: string, maxBytes: number): Promise<Uint8Array> {
+/**
+ * The bytes of a file (or a pipe, or a device), refused with a `SynError` as soon as there
+ * are more than `maxBytes`: a size checked up front would not hold for a pipe or `/dev/zero`.
+ */
+export async function readFileCapped(
+  path: string,
+  name: string,
+  maxBytes: number,
+): Promise<Uint8Array> {
   const failure = (error: unknown) =>
     error instanceof SynError
       ? error

@@ -12,7 +12,8 @@ export const help = `syn diff — the RFC 6902 JSON Patch that turns one JSON do
 Usage:
   syn diff [options] <base> <new>
 
-  <base>, <new>   JSON files; one of them may be "-" to read standard input
+  <base>, <new>   JSON files (UTF-8, at most 64 MiB each); one of them may be "-" to
+                  read standard input
 
 The patch is deterministic (MCP adapter spec §5): only add, remove and replace; arrays
 are replaced whole; operations are sorted by path, then remove < add < replace. Equal

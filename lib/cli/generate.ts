@@ -11,6 +11,7 @@ import {
 } from "../generate/mod.ts";
 import { resolveModelConfig } from "../llm/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
+import { readFileCapped } from "./_read_document.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn generate — prompt → validated, logged Synesthetic asset
@@ -48,11 +49,12 @@ Validation always goes through the validator service: MCP_ENDPOINT=tcp|stdio|soc
 its own 'syn mcp-serve --stdio' child.
 
 Output: a JSON summary on stdout (ok, status, trace_id, asset_path, failure, …); for a
-batch, a summary and one line per prompt. status is ok (validated and written), invalid
-(failed pre-flight or the schema; never written) or failed (provider error, unusable
-answer, validator unreachable, asset not writable). Exit 0 ok (or invalid with
---relaxed), 1 failed (in either mode) or invalid in strict mode, 2 bad usage or
-configuration. docs/troubleshooting_external.md explains each failure reason.
+batch, one JSON report (a summary and one result per prompt) and a summary line on
+stderr. status is ok (validated and written), invalid (failed pre-flight or the schema;
+never written) or failed (provider error, unusable answer, validator unreachable, asset
+not writable). Exit 0 ok (or invalid with --relaxed), 1 failed (in either mode) or
+invalid in strict mode, 2 bad usage or configuration. docs/troubleshooting_external.md
+explains each failure reason.
 
 Examples:
   syn generate "a pulsing blue circle"
@@ -77,7 +79,7 @@ const OPTIONS = {
   concurrency: { type: "string" },
 } as const;
 
-/** A batch file larger than this is refused before it is read. */
+/** A batch file larger than this is refused while it is read, before it is parsed. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
 function readPrompts(text: string): string[] {
@@ -112,11 +114,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const path = batchFile.startsWith("/") ? batchFile : `${io.cwd}/${batchFile}`;
     let text: string;
     try {
-      const info = await Deno.stat(path);
-      if (info.size > MAX_BATCH_BYTES) {
-        throw new Error(`larger than ${MAX_BATCH_BYTES / 1024 / 1024} MiB`);
-      }
-      text = await Deno.readTextFile(path);
+      text = new TextDecoder().decode(await readFileCapped(path, batchFile, MAX_BATCH_BYTES));
     } catch (error) {
       throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);
     }

@@ -150,6 +150,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const server = await startValidatorServer(
     endpoint,
     () => createValidatorHandler(service, { log }),
+    { log },
   );
   return await runUntilStopped(server, io, log, () => store.ready());
 }
@@ -169,7 +170,7 @@ async function runUntilStopped(
   for (const signal of signals) Deno.addSignalListener(signal, stop);
   try {
     try {
-      await Deno.writeTextFile(readyFile, readyLine);
+      await writeReadyFile(readyFile, readyLine);
     } catch (error) {
       log(
         `mcp:warn ready_file=${JSON.stringify(readyFile)} detail=${JSON.stringify(String(error))}`,
@@ -199,9 +200,27 @@ async function runUntilStopped(
   }
 }
 
+/**
+ * Creates the ready file afresh, never writing through a symlink someone planted at the
+ * path (the default lives in the shared /tmp): O_CREAT|O_EXCL does not follow links. A
+ * stale file or link already there is removed first (the link, not what it points at).
+ */
+async function writeReadyFile(path: string, content: string): Promise<void> {
+  try {
+    await Deno.writeTextFile(path, content, { createNew: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    await Deno.remove(path);
+    await Deno.writeTextFile(path, content, { createNew: true });
+  }
+}
+
 /** Removes the ready file unless another server has replaced it since. */
 async function removeIfOurs(path: string, content: string): Promise<void> {
   try {
+    // Only a small regular file can be ours: never read through a link, a pipe or a device.
+    const info = await Deno.lstat(path);
+    if (!info.isFile || info.size !== new TextEncoder().encode(content).length) return;
     if (await Deno.readTextFile(path) === content) await Deno.remove(path);
   } catch {
     // already gone

@@ -8,7 +8,7 @@ import {
   readJsonFile,
   resolveLogDir,
 } from "../generate/mod.ts";
-import { numberFlag, parseCommandArgs } from "./args.ts";
+import { parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn patch — preview, apply and rate RFC 6902 patches to assets
@@ -72,7 +72,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   if (action === "rate") {
     if (rest.length !== 2) throw new UsageError("rate takes a file and a rating from 1 to 5");
-    const rating = numberFlag("rating", rest[1], { integer: true, min: 1, max: 5 }) as number;
+    const rating = Number(rest[1]);
+    if (!/^[1-5]$/.test(rest[1].trim())) {
+      throw new UsageError(`the rating must be a whole number from 1 to 5: ${rest[1]}`);
+    }
     const targetPath = absolute(io, rest[0]);
     const target = await readJsonFile(targetPath);
     const record = await rateTarget(target, rating, { log, clock: systemClock }, {

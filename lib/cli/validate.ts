@@ -12,7 +12,8 @@ Usage:
   syn validate <file|folder|->... [--schema NAME]
 
 Each argument is a JSON file, a folder (every *.json directly in it, sorted; symlinks
-are followed) or '-' for standard input. Documents must be UTF-8, at most 16 MiB.
+are followed, a broken one is reported) or '-' for standard input. Documents must be
+UTF-8 (a byte order mark is fine) and at most 16 MiB.
 
 The schema is --schema NAME, else the one the document's "$schema"/"$schemaRef"
 marker names (e.g. "../shader.schema.json" → shader), else synesthetic-asset. The
@@ -25,8 +26,8 @@ Each error's path is an RFC 6901 pointer to the deepest failing value. For sever
 files (or a folder), {"ok", "valid", "invalid", "unreadable", "results": [...]} on
 stdout and a summary line on stderr.
 
-Exit codes: 0 all valid, 1 any invalid, 2 unreadable file or invalid JSON (the message
-names file:line:column) or bad usage.
+Exit codes: 0 all valid, 1 any invalid, 2 (even when others are invalid) an unreadable
+file or invalid JSON (the message names file:line:column) or bad usage.
 
 Options:
   --schema NAME   validate against NAME (see 'syn schemas list'; alias

@@ -18,21 +18,50 @@ export function secretsFromEnv(env: (name: string) => string | undefined): strin
   return secrets;
 }
 
+/** Query parameters that carry credentials (Gemini `key`, Azure `api-key`, `code`, `sig`, OAuth). */
+const QUERY_SECRET_NAMES =
+  "key|api[_-]?key|access[_-]?token|token|sig|signature|code|client[_-]?secret|password|secret";
+
 const KEY_PATTERNS: readonly RegExp[] = [
   /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
-  /([?&](?:key|api_key|apikey)=)[^&\s"']+/gi,
+  new RegExp(`([?&](?:${QUERY_SECRET_NAMES})=)[^&\\s"']+`, "gi"),
 ];
 
 /**
- * Masks every known secret and anything shaped like an API key. The same function is
- * used for error details, log records and debug output.
+ * A known secret cut short (a detail truncated inside it) is still recognized by its first
+ * this many characters; fewer give too little away to be told from ordinary text.
+ */
+const SECRET_PREFIX_CHARS = 12;
+
+/** Masks every run of text that starts with the first characters of `secret` and follows it. */
+function maskCutSecret(text: string, secret: string): string {
+  const head = secret.slice(0, SECRET_PREFIX_CHARS);
+  let result = "";
+  let from = 0;
+  let at = text.indexOf(head);
+  while (at !== -1) {
+    let end = at + head.length;
+    while (end < text.length && end - at < secret.length && text[end] === secret[end - at]) end++;
+    result += text.slice(from, at) + REDACTED;
+    from = end;
+    at = text.indexOf(head, end);
+  }
+  return result + text.slice(from);
+}
+
+/**
+ * Masks every known secret (also one cut short, from its first 12 characters on) and
+ * anything shaped like an API key. The same function is used for error details, log
+ * records and debug output.
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let result = text;
   for (const secret of secrets) {
-    if (secret) result = result.split(secret).join(REDACTED);
+    if (!secret) continue;
+    result = result.split(secret).join(REDACTED);
+    if (secret.length > SECRET_PREFIX_CHARS) result = maskCutSecret(result, secret);
   }
   for (const pattern of KEY_PATTERNS) {
     result = result.replace(

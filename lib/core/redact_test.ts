@@ -48,3 +48,26 @@ Deno.test("redactValue() copes with deep nesting, sparse arrays and __proto__ me
   assert.equal(Object.getPrototypeOf(proto), Object.prototype);
   assert.equal(redactValue(7), 7);
 });
+
+Deno.test("redactText() masks a known secret cut short, from its first 12 characters on", () => {
+  const secret = "my-own-secret-value-0123456789";
+  // A message truncated inside the key, as error details are ("…" after 300 characters).
+  const cut = `HTTP 401: bad key ${secret.slice(0, 21)}…`;
+  assert.equal(redactText(cut, [secret]), `HTTP 401: bad key ${REDACTED}…`);
+  assert.equal(redactText(`x ${secret} y`, [secret]), `x ${REDACTED} y`);
+  // Fewer than 12 characters give too little away to be told from ordinary text.
+  assert.equal(redactText("my-own-sec", [secret]), "my-own-sec");
+});
+
+Deno.test("redactText() masks credentials in common URL query parameters", () => {
+  for (
+    const name of ["key", "api_key", "api-key", "apikey", "access_token", "token", "sig", "code"]
+  ) {
+    const masked = redactText(`https://h.test/v1?alt=sse&${name}=s3cretvalue&x=1`);
+    assert.equal(masked, `https://h.test/v1?alt=sse&${name}=${REDACTED}&x=1`, name);
+  }
+  assert.equal(
+    redactText("https://h.test/v1?api-version=2024-06-01"),
+    "https://h.test/v1?api-version=2024-06-01",
+  );
+});

@@ -40,8 +40,10 @@ export interface GenerateConfig {
 /** The default folder for generated assets, relative to the working directory. */
 export const DEFAULT_OUT_DIR = "meta/output/assets";
 
+/** An absolute folder path without a trailing slash (so `assets/` + name has one `/`). */
 function absolute(path: string, cwd: string): string {
-  return path.startsWith("/") ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
+  const full = path.startsWith("/") ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
+  return full.length > 1 ? full.replace(/\/+$/, "") : full;
 }
 
 function pickFolder(

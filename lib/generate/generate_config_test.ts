@@ -61,3 +61,12 @@ Deno.test("resolveLogDir() resolves the log root alone, ignoring LABS_FAIL_FAST"
   assert.equal(resolveLogDir("/flag", { env, cwd }), "/flag");
   assert.equal(resolveLogDir(undefined, { env: envOf({}), cwd }), `${cwd}/meta/output/labs`);
 });
+
+Deno.test("resolveGenerateConfig() drops a trailing slash from folders", () => {
+  const config = resolveGenerateConfig({ out: "assets/", logDir: "/var/log/syn//" }, {
+    env: () => undefined,
+    cwd: "/home/user/project/",
+  });
+  assert.equal(config.outDir, "/home/user/project/assets");
+  assert.equal(config.logDir, "/var/log/syn");
+});

@@ -1,4 +1,4 @@
-import { secretsFromEnv, SynError } from "../core/mod.ts";
+import { redactText, secretsFromEnv, SynError } from "../core/mod.ts";
 import type { ModelConfig, ProviderName, Timeouts } from "./types.ts";
 
 /** Labs spec: connect 5 s, read 30 s, total 35 s. */
@@ -139,6 +139,15 @@ export function resolveModelConfig(
 
   const flagEndpoint = nonEmpty(flags.endpoint);
   const envEndpoint = fromEnv(variables?.endpoint);
+  // Labs spec: keys are never accepted as CLI arguments (they would show in `ps` and shell
+  // history), so a flag endpoint that carries one (`?key=…`) is refused; the env may.
+  if (flagEndpoint && redactText(flagEndpoint) !== flagEndpoint) {
+    throw new SynError(
+      "config_error",
+      "Endpoint must not carry a key (keys come from the environment): --endpoint",
+      { source: "--endpoint" },
+    );
+  }
   const endpoint = flagEndpoint
     ? parseEndpoint(flagEndpoint, "--endpoint")
     : envEndpoint
@@ -155,6 +164,15 @@ export function resolveModelConfig(
       "config_error",
       `Live ${provider} calls need LABS_EXTERNAL_LIVE=1 and ${keyName}: ${keyName} is not set`,
       { provider, variables: ["LABS_EXTERNAL_LIVE", keyName] },
+    );
+  }
+  // A key goes into an HTTP header: characters a header cannot carry (a pasted "sk-…",
+  // a line break) would otherwise fail every attempt as a network error.
+  if (liveAsked && apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
+    throw new SynError(
+      "config_error",
+      `${keyName} has characters an API key cannot contain (spaces, line breaks or non-ASCII)`,
+      { provider, variables: [keyName] },
     );
   }
   const mode = liveAsked ? "live" : "mock";

@@ -122,8 +122,45 @@ Deno.test("resolveModelConfig() refuses credentials and fragments in an endpoint
   assert.equal(config.endpoint, "https://gw.example/openai?api-version=2024-10-21");
 });
 
+Deno.test("resolveModelConfig() refuses a key in --endpoint: keys come from the environment only", () => {
+  for (
+    const endpoint of ["https://g.example/v1beta?key=AIzaSECRET", "https://a.example/v1?api-key=S3"]
+  ) {
+    assert.throws(
+      () => resolveModelConfig("gemini", { flags: { endpoint }, env: envOf({}) }),
+      (error: unknown) =>
+        error instanceof Error &&
+        error.message ===
+          "Endpoint must not carry a key (keys come from the environment): --endpoint" &&
+        !JSON.stringify(error).includes("S3"),
+    );
+  }
+  // The environment may (the key is masked wherever the endpoint is shown).
+  const config = resolveModelConfig("gemini", {
+    env: envOf({ GEMINI_ENDPOINT: "https://g.example/v1beta?key=AIzaSECRET" }),
+  });
+  assert.equal(config.endpoint, "https://g.example/v1beta?key=AIzaSECRET");
+});
+
 Deno.test("apiVersionOf() finds the version segment of an endpoint", () => {
   assert.equal(apiVersionOf("openai", "https://api.openai.com/v1"), "v1");
   assert.equal(apiVersionOf("openai-compatible", "http://127.0.0.1:11434"), "unknown");
   assert.equal(apiVersionOf("gemini", "https://x.example/v1alpha/"), "v1alpha");
+});
+
+Deno.test("resolveModelConfig() refuses a live key an HTTP header cannot carry", () => {
+  for (const key of ["sk-…", "sk-abc def", "sk-abc\ndef"]) {
+    assert.throws(
+      () =>
+        resolveModelConfig("openai", {
+          env: (name) => ({ LABS_EXTERNAL_LIVE: "1", OPENAI_API_KEY: key })[name],
+        }),
+      (error: unknown) =>
+        error instanceof SynError && error.code === "config_error" &&
+        error.message.includes("OPENAI_API_KEY") && !error.message.includes(key),
+    );
+  }
+  // In mock mode the key is never sent, so it is not checked.
+  const mock = resolveModelConfig("openai", { env: (name) => ({ OPENAI_API_KEY: "sk-…" })[name] });
+  assert.equal(mock.mode, "mock");
 });

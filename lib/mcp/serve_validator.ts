@@ -36,14 +36,15 @@ export interface RunningValidatorServer {
  * Unix socket file is replaced; a socket a live server still answers on is an error,
  * and so is a path that is not a socket. The socket file is removed on shutdown.
  * `shutdownGraceMs` (default 10 s) bounds how long a shutdown waits for replies that a
- * peer does not read.
+ * peer does not read. `log` receives the listener's diagnostics (refused connections).
  */
 export async function startValidatorServer(
   endpoint: ValidatorEndpoint,
   createHandler: () => RpcHandler,
-  options: { shutdownGraceMs?: number } = {},
+  options: { shutdownGraceMs?: number; log?: (line: string) => void } = {},
 ): Promise<RunningValidatorServer> {
   const shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+  const log = options.log;
   if (endpoint.mode === "stdio") {
     const abort = new AbortController();
     const finished = serveConnection(endpoint.connection, createHandler(), {
@@ -75,7 +76,7 @@ export async function startValidatorServer(
         `Cannot listen on ${endpoint.hostname}:${endpoint.port}: ${messageOf(error)}`,
       );
     }
-    const server = new ListenerServer(listener, createHandler, { shutdownGraceMs });
+    const server = new ListenerServer(listener, createHandler, { shutdownGraceMs, log });
     const addr = listener.addr as Deno.NetAddr;
     return listening("tcp", `${addr.hostname}:${addr.port}`, server, () => {});
   }
@@ -86,7 +87,7 @@ export async function startValidatorServer(
   } catch (error) {
     throw new SynError("listen_failed", `Cannot listen on ${endpoint.path}: ${messageOf(error)}`);
   }
-  const server = new ListenerServer(listener, createHandler, { shutdownGraceMs });
+  const server = new ListenerServer(listener, createHandler, { shutdownGraceMs, log });
   return listening("socket", endpoint.path, server, () => {
     try {
       Deno.removeSync(endpoint.path);

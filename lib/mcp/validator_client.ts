@@ -1,5 +1,5 @@
 import { tmpdir } from "node:os";
-import { SynError } from "../core/mod.ts";
+import { SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
 import {
   connectionFromConn,
   MAX_LINE_BYTES,
@@ -121,7 +121,7 @@ export function resolveValidatorTarget(
   if (!portText) {
     throw new SynError(
       "validator_config",
-      "MCP_ENDPOINT=tcp needs MCP_HOST and MCP_PORT (e.g. 127.0.0.1 and 7000)",
+      "MCP_ENDPOINT=tcp needs MCP_PORT (and MCP_HOST, default 127.0.0.1), e.g. MCP_PORT=7000",
     );
   }
   const port = Number(portText);
@@ -266,6 +266,9 @@ function spawnValidator(
   extraEnv: Record<string, string> = {},
 ): ValidatorClient {
   const env: Record<string, string> = { ...extraEnv };
+  // A child inherits our environment; a validator has no use for the provider keys, and an
+  // MCP_ADAPTER_CMD may be someone else's program: it sees them empty.
+  for (const name of SECRET_ENV_NAMES) env[name] = "";
   for (const name of FORWARDED_TO_CHILD) {
     const value = options.env(name);
     if (value !== undefined && value !== "") env[name] = value;

@@ -1,4 +1,4 @@
-import { errorMessage, redactText } from "../core/mod.ts";
+import { errorMessage, redactText, SynError } from "../core/mod.ts";
 import { diff } from "../patch/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
 import type { SchemaStore } from "../schema/mod.ts";
@@ -38,6 +38,13 @@ export const PAYLOAD_TOO_LARGE_RESULT: ToolResult = Object.freeze({
   reason: "validation_failed",
   errors: [{ path: "", msg: "payload_too_large" }],
 }) as ToolResult;
+
+/**
+ * The most characters of paths a `diff_assets` patch may carry: 8× the 1 MiB request cap.
+ * Paths repeat their parents' keys, so without it a deep request of under 1 MiB would
+ * need gigabytes of patch.
+ */
+export const MAX_PATCH_PATH_CHARS = 8 * 1024 * 1024;
 
 const DEFAULT_ASSETS_PATH = "/synesthetic-assets/";
 const MAX_BACKEND_REPLY_BYTES = 1024 * 1024;
@@ -161,12 +168,26 @@ export class ValidatorService {
     return this.#validate(params.asset, schema);
   }
 
-  /** `diff_assets(base, new)`: RFC 6902 `add`/`remove`/`replace`, deterministic. */
+  /**
+   * `diff_assets(base, new)`: RFC 6902 `add`/`remove`/`replace`, deterministic. A patch
+   * over `MAX_PATCH_PATH_CHARS` is refused with the payload-too-large result.
+   */
   diffAssets(params: Record<string, unknown>): ToolResult {
     if (!Object.hasOwn(params, "base") || !Object.hasOwn(params, "new")) {
       throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: base and new are required");
     }
-    return { ok: true, patch: diff(params.base, params.new) };
+    try {
+      return {
+        ok: true,
+        patch: diff(params.base, params.new, { maxPathChars: MAX_PATCH_PATH_CHARS }),
+      };
+    } catch (error) {
+      if (!(error instanceof SynError) || error.code !== "payload_too_large") throw error;
+      return {
+        ...structuredClone(PAYLOAD_TOO_LARGE_RESULT),
+        detail: `the patch would carry more than ${MAX_PATCH_PATH_CHARS} characters of paths`,
+      };
+    }
   }
 
   /**

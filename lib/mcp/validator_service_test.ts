@@ -127,6 +127,21 @@ Deno.test("diff_assets() returns the deterministic RFC 6902 patch", async () => 
   );
 });
 
+Deno.test("diff_assets() refuses a patch that would be far larger than its request", async () => {
+  const { service: tools } = service();
+  // ~66 KB of input; its patch would carry ~9 million characters of paths (depth²).
+  const comb = (leaf: number) => {
+    let node: Record<string, unknown> = { b: leaf };
+    for (let level = 1; level < 3_000; level++) node = { b: leaf, a: node };
+    return node;
+  };
+  const result = await tools.call("diff_assets", { base: comb(1), new: comb(2) });
+  assert.equal(result.ok, false);
+  assert.equal(result.reason, "validation_failed");
+  assert.deepEqual(result.errors, [{ path: "", msg: "payload_too_large" }]);
+  assert.match(String(result.detail), /patch/);
+});
+
 Deno.test("ValidatorService rejects bad params with -32602 and unknown tools with -32601", async () => {
   const { service: tools } = service();
   await rejectsWith(tools.call("get_schema", {}), RPC_ERROR.invalidParams);

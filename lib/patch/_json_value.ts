@@ -113,3 +113,28 @@ export function cloneJson<T>(value: T): T {
 function emptyLike(value: object): unknown[] | JsonObject {
   return Array.isArray(value) ? new Array(value.length) : {};
 }
+
+/**
+ * About how large a JSON value is: one per value plus the length of every string and key.
+ * Counting stops as soon as it passes `limit` (the result is then just over it).
+ */
+export function jsonWeight(value: unknown, limit = Infinity): number {
+  let weight = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && weight <= limit) {
+    const item = pending.pop();
+    weight++;
+    if (typeof item === "string") weight += item.length;
+    else if (Array.isArray(item)) {
+      for (let index = 0; index < item.length && index <= limit - weight; index++) {
+        pending.push(item[index]);
+      }
+    } else if (typeof item === "object" && item !== null) {
+      for (const key of Object.keys(item)) {
+        weight += key.length;
+        pending.push((item as JsonObject)[key]);
+      }
+    }
+  }
+  return weight;
+}

@@ -1,5 +1,12 @@
 import { isArrayIndexToken, parsePointer } from "../core/mod.ts";
-import { cloneJson, isJsonObject, jsonEqual, type JsonObject, setOwn } from "./_json_value.ts";
+import {
+  cloneJson,
+  isJsonObject,
+  jsonEqual,
+  type JsonObject,
+  jsonWeight,
+  setOwn,
+} from "./_json_value.ts";
 import { PatchError } from "./patch_error.ts";
 import type { PatchOperation } from "./patch_operation.ts";
 import { validatePatch } from "./validate_patch.ts";
@@ -8,21 +15,36 @@ import { validatePatch } from "./validate_patch.ts";
 class OperationFailure extends Error {}
 
 /**
+ * The default limit on what `copy` operations may add to a document, in `jsonWeight`
+ * units (about bytes of JSON): each copy can double a document, so a few hundred bytes
+ * of patch could otherwise ask for more memory than there is.
+ */
+export const MAX_COPIED_WEIGHT = 16 * 1024 * 1024;
+
+/**
  * Applies an RFC 6902 patch and returns the new document; neither `document` nor the
  * patch is changed, and the result shares no objects with either. All six operations,
  * the `-` array index for `add`, index bounds, no `move` into the moved value's own
  * children, `test` by JSON equality. The patch is checked with `validatePatch` first.
  * The patch applies as a whole or not at all: the first failing operation throws a
  * `PatchError` (code `patch_failed`) such as
- * `patch operation 2 (remove /a/b) failed: path not found`.
+ * `patch operation 2 (remove /a/b) failed: path not found`. Copies that add up to more
+ * than `maxCopiedWeight` (default `MAX_COPIED_WEIGHT`, about 16 MiB of JSON) fail the
+ * same way, before they are made.
  */
-export function apply(document: unknown, patch: readonly PatchOperation[]): unknown {
+export function apply(
+  document: unknown,
+  patch: readonly PatchOperation[],
+  options: { maxCopiedWeight?: number } = {},
+): unknown {
   const operations = validatePatch(patch);
+  const limit = options.maxCopiedWeight ?? MAX_COPIED_WEIGHT;
+  const budget = { left: limit, limit };
   let result = cloneJson(document);
   for (let index = 0; index < operations.length; index++) {
     const operation = operations[index];
     try {
-      result = applyOperation(result, operation);
+      result = applyOperation(result, operation, budget);
     } catch (error) {
       if (!(error instanceof OperationFailure)) throw error;
       throw new PatchError("patch_failed", {
@@ -36,7 +58,11 @@ export function apply(document: unknown, patch: readonly PatchOperation[]): unkn
   return result;
 }
 
-function applyOperation(root: unknown, operation: PatchOperation): unknown {
+function applyOperation(
+  root: unknown,
+  operation: PatchOperation,
+  budget: { left: number; limit: number },
+): unknown {
   const tokens = parsePointer(operation.path);
   switch (operation.op) {
     case "add":
@@ -65,6 +91,10 @@ function applyOperation(root: unknown, operation: PatchOperation): unknown {
     }
     case "copy": {
       const value = readValue(root, parsePointer(operation.from), "from path not found");
+      budget.left -= jsonWeight(value, budget.left);
+      if (budget.left < 0) {
+        throw new OperationFailure(`copies would add more than ${budget.limit} to the document`);
+      }
       return addValue(root, tokens, cloneJson(value));
     }
     case "test": {

@@ -421,3 +421,26 @@ Deno.test("PatchError serialises without a stack", () => {
     });
   }
 });
+
+Deno.test("apply() refuses copies that would grow the document past maxCopiedWeight", () => {
+  // Each copy of the root doubles the document: 40 of them would need 2^40 values.
+  const bomb = Array.from({ length: 40 }, (_, index) => ({
+    op: "copy" as const,
+    from: "",
+    path: `/c${index}`,
+  }));
+  assert.throws(
+    () => apply({ name: "x" }, bomb.slice(0, 16), { maxCopiedWeight: 10_000 }),
+    (error) =>
+      error instanceof PatchError && error.code === "patch_failed" &&
+      /more than 10000/.test(error.data.reason),
+  );
+  // The default limit holds too, long before memory runs out.
+  assert.throws(() => apply({ name: "x" }, bomb), PatchError);
+  // Copies within the limit still apply.
+  assert.deepEqual(apply({ a: [1, 2] }, bomb.slice(0, 2), { maxCopiedWeight: 10_000 }), {
+    a: [1, 2],
+    c0: { a: [1, 2] },
+    c1: { a: [1, 2], c0: { a: [1, 2] } },
+  });
+});

@@ -1,4 +1,4 @@
-import { compareCodePoints, escapePointerToken } from "../core/mod.ts";
+import { compareCodePoints, escapePointerToken, SynError } from "../core/mod.ts";
 import { cloneJson, isJsonObject, jsonEqual } from "./_json_value.ts";
 import type { DiffOperation } from "./patch_operation.ts";
 
@@ -16,12 +16,35 @@ const OPERATION_RANK = { remove: 0, add: 1, replace: 2 } as const;
  * on both sides, so every operation's parent exists in `base` and in `next`, and no
  * operation's path lies under another's. The operations touch disjoint places and any
  * order of them gives `next`.
+ *
+ * Paths repeat their parents' keys, so a small document can need a huge patch (a changed
+ * leaf at each of n levels: n² characters of paths). With `maxPathChars`, a patch whose
+ * paths add up to more characters throws `SynError` code `payload_too_large` as soon as
+ * it gets there, before it is built in full.
  */
-export function diff(base: unknown, next: unknown): DiffOperation[] {
+export function diff(
+  base: unknown,
+  next: unknown,
+  options: { maxPathChars?: number } = {},
+): DiffOperation[] {
+  const maxPathChars = options.maxPathChars ?? Infinity;
+  let pathChars = 0;
   const operations: DiffOperation[] = [];
+  const push = (operation: DiffOperation) => {
+    // `.length` of a concatenated string is O(1): counting costs nothing.
+    pathChars += operation.path.length;
+    if (pathChars > maxPathChars) {
+      throw new SynError(
+        "payload_too_large",
+        `Patch paths are over the limit of ${maxPathChars} characters`,
+        { limit: maxPathChars },
+      );
+    }
+    operations.push(operation);
+  };
   if (!isJsonObject(base) || !isJsonObject(next)) {
     if (!jsonEqual(base, next)) {
-      operations.push({ op: "replace", path: "", value: cloneJson(next) });
+      push({ op: "replace", path: "", value: cloneJson(next) });
     }
     return operations;
   }
@@ -33,13 +56,13 @@ export function diff(base: unknown, next: unknown): DiffOperation[] {
     const [before, after, pointer] = pending.pop()!;
     for (const key of Object.keys(before)) {
       if (!Object.hasOwn(after, key)) {
-        operations.push({ op: "remove", path: pointer + "/" + escapePointerToken(key) });
+        push({ op: "remove", path: pointer + "/" + escapePointerToken(key) });
       }
     }
     for (const key of Object.keys(after)) {
       const value = after[key];
       if (!Object.hasOwn(before, key)) {
-        operations.push({
+        push({
           op: "add",
           path: pointer + "/" + escapePointerToken(key),
           value: cloneJson(value),
@@ -51,7 +74,7 @@ export function diff(base: unknown, next: unknown): DiffOperation[] {
       if (isJsonObject(previous) && isJsonObject(value)) {
         pending.push([previous, value, pointer + "/" + escapePointerToken(key)]);
       } else if (!jsonEqual(previous, value)) {
-        operations.push({
+        push({
           op: "replace",
           path: pointer + "/" + escapePointerToken(key),
           value: cloneJson(value),

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { CONFORMANCE_MCP, sharedMissing, sharedPath } from "../../tests/fakes/shared.ts";
+import { SynError } from "../core/mod.ts";
 import { apply, diff } from "./mod.ts";
 
 Deno.test("diff() matches the MCP reference on the conformance diff_assets case (inline)", () => {
@@ -169,4 +170,23 @@ Deno.test("diff() survives 10,000 levels of nesting", () => {
   };
   assert.deepEqual(diff({ a: deepArray(1) }, { a: deepArray(1) }), []);
   assert.equal(diff({ a: deepArray(1) }, { a: deepArray(2) })[0].path, "/a");
+});
+
+/** Two documents nested `depth` levels, a changed leaf at every level: paths grow as depth². */
+function comb(depth: number, leaf: number): unknown {
+  let node: Record<string, unknown> = { b: leaf };
+  for (let level = 1; level < depth; level++) node = { b: leaf, a: node };
+  return node;
+}
+
+Deno.test("diff() refuses a patch whose paths would pass maxPathChars, before building them all", () => {
+  const base = comb(3_000, 1);
+  const next = comb(3_000, 2);
+  // 3,000 replaces with paths of up to 6,000 characters: about 9 million characters in all.
+  assert.throws(
+    () => diff(base, next, { maxPathChars: 1_000_000 }),
+    (error) => error instanceof SynError && error.code === "payload_too_large",
+  );
+  const small = diff(comb(3, 1), comb(3, 2), { maxPathChars: 1_000 });
+  assert.deepEqual(small.map((operation) => operation.path), ["/a/a/b", "/a/b", "/b"]);
 });

@@ -89,11 +89,22 @@ export async function serveConnection(
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
+ * Connections served at once by default. Each may hold up to one line (1 MiB) in memory;
+ * connections past the limit are closed as soon as they are accepted.
+ */
+export const MAX_CONNECTIONS = 256;
+
+/** The pause after a failed `accept()` (e.g. out of file descriptors) before trying again. */
+const ACCEPT_RETRY_MS = 100;
+
+/**
  * Accepts connections on a listener and serves each with its own handler, all at once
  * (each connection keeps its own request order). `shutdown()` stops accepting, lets
  * every in-flight request finish and its response be written, then closes everything.
  * A peer that stops reading cannot hold a shutdown for longer than `shutdownGraceMs`
  * (default 10 s, longer than any request takes): then its connection is closed unanswered.
+ * At most `maxConnections` (default 256) are served at once; one more is closed at once.
+ * A failed `accept()` (out of file descriptors) is retried shortly, never fatal.
  */
 export class ListenerServer {
   readonly #listener: Deno.Listener;
@@ -104,16 +115,26 @@ export class ListenerServer {
   readonly #accepting: Promise<void>;
   readonly #maxLineBytes: number;
   readonly #shutdownGraceMs: number;
+  readonly #maxConnections: number;
+  readonly #log: (line: string) => void;
 
   constructor(
     listener: Deno.Listener,
     createHandler: () => RpcHandler,
-    options: { maxLineBytes?: number; shutdownGraceMs?: number } = {},
+    options: {
+      maxLineBytes?: number;
+      shutdownGraceMs?: number;
+      maxConnections?: number;
+      /** Receives diagnostics (refused connections, accept failures). */
+      log?: (line: string) => void;
+    } = {},
   ) {
     this.#listener = listener;
     this.#createHandler = createHandler;
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.#shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+    this.#maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+    this.#log = options.log ?? (() => {});
     this.#accepting = this.#accept();
   }
 
@@ -127,12 +148,25 @@ export class ListenerServer {
       let conn: Deno.Conn;
       try {
         conn = await this.#listener.accept();
-      } catch {
-        return; // listener closed
+      } catch (error) {
+        if (this.#abort.signal.aborted || error instanceof Deno.errors.BadResource) return;
+        // Out of file descriptors, or a peer gone before its accept: not the end of serving.
+        this.#log(`rpc:accept_error detail=${JSON.stringify(String(error))}`);
+        await pause(ACCEPT_RETRY_MS, this.#abort.signal);
+        continue;
       }
       if (this.#abort.signal.aborted) {
         conn.close();
         return;
+      }
+      if (this.#connections.size >= this.#maxConnections) {
+        this.#log(`rpc:reject reason=too_many_connections limit=${this.#maxConnections}`);
+        try {
+          conn.close();
+        } catch {
+          // already gone
+        }
+        continue;
       }
       if (conn.remoteAddr.transport === "tcp") {
         // Small request/response frames: Nagle's algorithm would add 40 ms per round trip.
@@ -170,6 +204,19 @@ export class ListenerServer {
       await sessions;
     }
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** True when `promise` settles within `ms`; false when the time runs out first. */

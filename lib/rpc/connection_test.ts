@@ -69,3 +69,82 @@ Deno.test("ListenerServer.shutdown() is not held up by a peer that stopped readi
     conn.close();
   }
 });
+
+/** A real listener whose first `accept()` fails the way a full file table makes it fail. */
+function flakyListener(listener: Deno.TcpListener): Deno.Listener {
+  let failures = 1;
+  return {
+    get addr() {
+      return listener.addr;
+    },
+    accept() {
+      if (failures-- > 0) return Promise.reject(new Error("Too many open files (os error 24)"));
+      return listener.accept();
+    },
+    close: () => listener.close(),
+  } as unknown as Deno.Listener;
+}
+
+Deno.test("ListenerServer keeps accepting after accept() fails (EMFILE)", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const server = new ListenerServer(flakyListener(listener), () => handler());
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
+  try {
+    await conn.write(encoder.encode('{"jsonrpc":"2.0","id":1,"method":"m"}\n'));
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const reply = await Promise.race([
+      readLine(conn),
+      new Promise<string>((resolve) => (guard = setTimeout(() => resolve("no reply"), 5_000))),
+    ]);
+    clearTimeout(guard);
+    assert.deepEqual(JSON.parse(reply), { jsonrpc: "2.0", id: 1, result: { ok: true } });
+  } finally {
+    conn.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("ListenerServer closes connections over maxConnections at once", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const logs: string[] = [];
+  const server = new ListenerServer(listener, () => handler(), {
+    maxConnections: 2,
+    log: (line) => logs.push(line),
+  });
+  const port = listener.addr.port;
+  const ask = async (conn: Deno.Conn, id: number) => {
+    await conn.write(encoder.encode(`{"jsonrpc":"2.0","id":${id},"method":"m"}\n`));
+    return await readLine(conn);
+  };
+  const first = await Deno.connect({ hostname: "127.0.0.1", port });
+  const second = await Deno.connect({ hostname: "127.0.0.1", port });
+  const opened = [first, second];
+  try {
+    assert.match(await ask(first, 1), /"id":1/);
+    assert.match(await ask(second, 2), /"id":2/);
+    const third = await Deno.connect({ hostname: "127.0.0.1", port });
+    opened.push(third);
+    assert.equal(await ask(third, 3).catch(() => ""), "", "the surplus connection is closed");
+    assert.ok(logs.some((line) => line.includes("too_many_connections")), logs.join("\n"));
+    first.close();
+    opened.shift();
+    // A slot frees up once the server sees the close.
+    let reply = "";
+    for (let attempt = 0; attempt < 50 && reply === ""; attempt++) {
+      const next = await Deno.connect({ hostname: "127.0.0.1", port });
+      opened.push(next);
+      reply = await ask(next, 4).catch(() => "");
+      if (reply === "") await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.match(reply, /"id":4/);
+  } finally {
+    for (const conn of opened) {
+      try {
+        conn.close();
+      } catch {
+        // closed already
+      }
+    }
+    await server.shutdown();
+  }
+});

@@ -109,9 +109,9 @@ function chooseBranch(branches: readonly Issue[][], path: string): Issue[] {
     return [{ path, msg: `must be ${joinOr(types)}`, expected: types }];
   }
   let best = applicable[0];
-  let bestDepth = Math.max(...best.map((issue) => depthOf(issue.path)));
+  let bestDepth = maxDepth(best);
   for (const issues of applicable.slice(1)) {
-    const depth = Math.max(...issues.map((issue) => depthOf(issue.path)));
+    const depth = maxDepth(issues);
     if (depth > bestDepth || (depth === bestDepth && issues.length < best.length)) {
       best = issues;
       bestDepth = depth;
@@ -141,7 +141,7 @@ class Explainer {
       // A whole referenced resource that ajv accepts needs no walk: this keeps explaining
       // one broken section of an asset from costing a walk of every other section.
       if (target.root && this.verdictOf(target.base)?.(value)) continue;
-      issues.push(...this.check(target.schema, target.base, value, path));
+      append(issues, this.check(target.schema, target.base, value, path));
     }
 
     if (schema.type !== undefined) {
@@ -250,7 +250,7 @@ class Explainer {
     value.forEach((item, index) => {
       const itemSchema = index < prefix.length ? prefix[index] : schema.items;
       if (itemSchema !== undefined) {
-        issues.push(...this.check(itemSchema, base, item, child(path, index)));
+        append(issues, this.check(itemSchema, base, item, child(path, index)));
       }
     });
     if (schema.uniqueItems === true) {
@@ -313,7 +313,7 @@ class Explainer {
     }
     if (isObject(schema.dependentSchemas)) {
       for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
-        if (Object.hasOwn(value, trigger)) issues.push(...this.check(dependent, base, value, path));
+        if (Object.hasOwn(value, trigger)) append(issues, this.check(dependent, base, value, path));
       }
     }
     const properties = isObject(schema.properties) ? schema.properties : {};
@@ -333,19 +333,19 @@ class Explainer {
       // Object.hasOwn: a `__proto__` key must not find Object.prototype as its schema.
       if (Object.hasOwn(properties, key)) {
         known = true;
-        issues.push(...this.check(properties[key], base, value[key], keyPath));
+        append(issues, this.check(properties[key], base, value[key], keyPath));
       }
       for (const [pattern, patternSchema] of patterns) {
         if (pattern.test(key)) {
           known = true;
-          issues.push(...this.check(patternSchema, base, value[key], keyPath));
+          append(issues, this.check(patternSchema, base, value[key], keyPath));
         }
       }
       if (!known && schema.additionalProperties !== undefined) {
         if (schema.additionalProperties === false) {
           issues.push({ path, msg: `must NOT have additional property '${key}'` });
         } else {
-          issues.push(...this.check(schema.additionalProperties, base, value[key], keyPath));
+          append(issues, this.check(schema.additionalProperties, base, value[key], keyPath));
         }
       }
       if (schema.propertyNames !== undefined) {
@@ -363,18 +363,18 @@ class Explainer {
     issues: Issue[],
   ): void {
     if (Array.isArray(schema.allOf)) {
-      for (const part of schema.allOf) issues.push(...this.check(part, base, value, path));
+      for (const part of schema.allOf) append(issues, this.check(part, base, value, path));
     }
     if (Array.isArray(schema.anyOf)) {
       const branches = schema.anyOf.map((branch) => this.check(branch, base, value, path));
       if (!branches.some((branchIssues) => branchIssues.length === 0)) {
-        issues.push(...chooseBranch(branches, path));
+        append(issues, chooseBranch(branches, path));
       }
     }
     if (Array.isArray(schema.oneOf)) {
       const branches = schema.oneOf.map((branch) => this.check(branch, base, value, path));
       const passing = branches.flatMap((branchIssues, index) => branchIssues.length ? [] : [index]);
-      if (passing.length === 0) issues.push(...chooseBranch(branches, path));
+      if (passing.length === 0) append(issues, chooseBranch(branches, path));
       else if (passing.length > 1) {
         issues.push({
           path,
@@ -388,7 +388,7 @@ class Explainer {
     if (schema.if !== undefined) {
       const matched = this.check(schema.if, base, value, path).length === 0;
       const branch = matched ? schema.then : schema.else;
-      if (branch !== undefined) issues.push(...this.check(branch, base, value, path));
+      if (branch !== undefined) append(issues, this.check(branch, base, value, path));
     }
   }
 }
@@ -431,4 +431,19 @@ export function sortIssues(issues: readonly ValidationIssue[]): ValidationIssue[
   return unique.sort((a, b) =>
     compareCodePoints(a.path, b.path) || compareCodePoints(a.msg, b.msg)
   );
+}
+
+/**
+ * Appends in a loop: `push(...source)` passes every element as an argument and overflows
+ * the stack for a source of ~100k issues (one per element of a long invalid array).
+ */
+function append<T>(target: T[], source: readonly T[]): void {
+  for (const item of source) target.push(item);
+}
+
+/** The deepest issue path's depth, without spreading a long list into `Math.max`. */
+function maxDepth(issues: readonly { path: string }[]): number {
+  let deepest = -Infinity;
+  for (const issue of issues) deepest = Math.max(deepest, depthOf(issue.path));
+  return deepest;
 }

@@ -74,17 +74,45 @@ async function readDirectory(path: string): Promise<Deno.DirEntry[] | undefined>
   }
 }
 
-/** Whether an entry is a file; a symlink counts as what it points at (folders are not followed). */
-async function isFileEntry(dir: string, entry: Deno.DirEntry): Promise<boolean> {
+/** The real path of a folder, or `undefined` when there is none (missing: empty listings). */
+async function realFolder(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether an entry is a file. A symlink counts as what it points at when that lies inside
+ * `root` (the real path of the folder given): a link planted in a schema or example folder
+ * must not serve a file from elsewhere to every client. Folders are not followed.
+ */
+async function isFileEntry(dir: string, entry: Deno.DirEntry, root: string): Promise<boolean> {
   if (!entry.isSymlink) return entry.isFile;
   try {
-    return (await Deno.stat(joinPath(dir, entry.name))).isFile;
+    const target = await Deno.realPath(joinPath(dir, entry.name));
+    if (!target.startsWith(root.endsWith("/") ? root : `${root}/`)) return false;
+    return (await Deno.stat(target)).isFile;
   } catch {
     return false; // a broken link holds no schema
   }
 }
 
+/** A schema or example file larger than this is refused before it is read. */
+const MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+/** The text of a regular file (the callers check that), refused over `MAX_FILE_BYTES`. */
 async function readText(path: string): Promise<string> {
+  let size: number;
+  try {
+    size = (await Deno.stat(path)).size;
+  } catch (error) {
+    throw new SynError("io_error", `Cannot read ${path}: ${errorMessage(error)}`, { path });
+  }
+  if (size > MAX_FILE_BYTES) {
+    throw new SynError("io_error", `Cannot read ${path}: larger than 16 MiB`, { path, size });
+  }
   try {
     return await Deno.readTextFile(path);
   } catch (error) {
@@ -95,23 +123,29 @@ async function readText(path: string): Promise<string> {
 /** The `*.json` files directly in a schema folder, sorted by name; `[]` when it is missing. */
 export async function readSchemaFiles(dir: string): Promise<SchemaFileText[]> {
   const entries = await readDirectory(dir) ?? [];
+  const root = await realFolder(dir) ?? dir;
   const files: SchemaFileText[] = [];
   for (const entry of entries) {
-    if (!entry.name.endsWith(".json") || !await isFileEntry(dir, entry)) continue;
+    if (!entry.name.endsWith(".json") || !await isFileEntry(dir, entry, root)) continue;
     files.push({ name: entry.name, text: await readText(joinPath(dir, entry.name)) });
   }
   return files;
 }
 
 /** Every `*.json` under a folder, recursively, as `/`-separated relative paths, sorted. */
-async function readExampleFiles(dir: string, prefix = ""): Promise<SchemaFileText[]> {
+async function readExampleFiles(
+  dir: string,
+  prefix = "",
+  root?: string,
+): Promise<SchemaFileText[]> {
+  root ??= await realFolder(dir) ?? dir;
   const folder = joinPath(dir, prefix);
   const entries = await readDirectory(folder) ?? [];
   const files: SchemaFileText[] = [];
   for (const entry of entries) {
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory) files.push(...await readExampleFiles(dir, relative));
-    else if (entry.name.endsWith(".json") && await isFileEntry(folder, entry)) {
+    if (entry.isDirectory) files.push(...await readExampleFiles(dir, relative, root));
+    else if (entry.name.endsWith(".json") && await isFileEntry(folder, entry, root)) {
       files.push({ name: relative, text: await readText(joinPath(dir, relative)) });
     }
   }

@@ -226,6 +226,60 @@ Deno.test("a schema folder override shows paths as given and validates with comp
   }
 });
 
+Deno.test("a symlink leading out of a schema or example folder is not followed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn-links-" });
+  try {
+    // A file outside both folders that a link planted inside them points at.
+    await Deno.writeTextFile(`${dir}/credentials.json`, JSON.stringify({ token: "s3cret" }));
+    for (const folder of ["schemas", "examples"]) {
+      await Deno.mkdir(`${dir}/${folder}/inner`, { recursive: true });
+      await Deno.writeTextFile(
+        `${dir}/${folder}/inner/kept.json`,
+        JSON.stringify({ type: "string" }),
+      );
+      await Deno.symlink(`${dir}/${folder}/inner/kept.json`, `${dir}/${folder}/kept.json`);
+      await Deno.symlink(`${dir}/credentials.json`, `${dir}/${folder}/leak.json`);
+      await Deno.symlink("../credentials.json", `${dir}/${folder}/relative-leak.json`);
+    }
+    const store = await loadSchemaStore({
+      schemasDir: `${dir}/schemas`,
+      examplesDir: `${dir}/examples`,
+    });
+    assert.deepEqual(store.listSchemas().map((entry) => entry.name), ["kept"]);
+    assert.equal(store.getSchema("leak"), undefined);
+    assert.deepEqual(store.listExamples().map((entry) => entry.path), [
+      `${dir}/examples/inner/kept.json`,
+      `${dir}/examples/kept.json`,
+    ]);
+    assert.equal(store.getExample("leak.json"), undefined);
+    assert.equal(store.getExample("relative-leak.json"), undefined);
+    // A folder named through a symlink of its own is still its own inside.
+    await Deno.symlink(`${dir}/examples`, `${dir}/examples-link`);
+    const linked = await loadSchemaStore({ examplesDir: `${dir}/examples-link` });
+    assert.equal(linked.listExamples().length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a schema or example file over 16 MiB is refused before it is read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn-big-" });
+  try {
+    await Deno.mkdir(`${dir}/examples`);
+    const big = new Uint8Array(16 * 1024 * 1024 + 1).fill(0x20);
+    big.set(new TextEncoder().encode("{}"), 0);
+    await Deno.writeFile(`${dir}/examples/huge.json`, big);
+    await assert.rejects(
+      loadSchemaStore({ examplesDir: `${dir}/examples` }),
+      (error: unknown) =>
+        error instanceof SynError && error.code === "io_error" &&
+        error.message === `Cannot read ${dir}/examples/huge.json: larger than 16 MiB`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("validate() answers hostile input without throwing", async () => {
   const store = await loadSchemaStore();
   const loneSurrogate = JSON.parse('{"name":"x","\\ud800":1}');
@@ -367,4 +421,24 @@ Deno.test("a schema file nested too deeply to load is a schema_invalid error nam
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("validate() reports every element of a long invalid array, not a stack overflow", async () => {
+  const store = await loadSchemaStore();
+  const uniforms = Array.from({ length: 30_000 }, () => ({ name: "u", type: "float", stage: "f" }));
+  const asset = {
+    name: "x",
+    shader: { name: "s", vertex_shader: "", fragment_shader: "", uniforms },
+  };
+  const result = store.validate(asset, "synesthetic-asset");
+  assert.equal(result.ok, false);
+  assert.equal(result.errors.length, 30_000);
+  assert.deepEqual(result.errors[0], {
+    path: "/shader/uniforms/0",
+    msg: "must have required property 'default'",
+  });
+  // Sorted by path as text (spec §5), so "/…/9999" comes last; every element is there.
+  const indices = new Set(result.errors.map((error) => Number(error.path.split("/").at(-1))));
+  assert.equal(indices.size, 30_000);
+  assert.ok(indices.has(29_999));
 });
