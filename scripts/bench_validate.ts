@@ -10,11 +10,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
+import { CONFORMANCE_EXAMPLES, sharedPath } from "../tests/fakes/shared.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const shared = fileURLToPath(
-  new URL("../../shared/conformance/synesthetic-schemas-0.7.3/", import.meta.url),
-);
+const examples = sharedPath(CONFORMANCE_EXAMPLES);
 const runsFlag = Deno.args.indexOf("--runs");
 const runs = runsFlag >= 0 ? Number(Deno.args[runsFlag + 1]) : 15;
 
@@ -45,10 +44,11 @@ const embedded = await loadSchemaStore();
 const compiled = await loadSchemaStore({ schemasDir: `${root}schemas` });
 const documents: [string, unknown][] = [];
 for (const name of ["SynestheticAsset_Example1", "SynestheticAsset_ExampleDS"]) {
-  const document = readJson(`${shared}examples/${name}.json`);
+  const document = readJson(`${examples}/${name}.json`);
   if (document) documents.push([name, document]);
 }
-if (documents.length === 0) {
+const conformanceFound = documents.length > 0;
+if (!conformanceFound) {
   console.warn("conformance examples not found beside the repository; using canonical-baseline");
 }
 const baseline = embedded.getExample("canonical-baseline.json")!.example as Record<string, unknown>;
@@ -71,8 +71,8 @@ for (const [name, document] of documents) {
   );
 }
 
-const target = documents.length > 2
-  ? `${shared}examples/SynestheticAsset_Example1.json`
+const target = conformanceFound
+  ? `${examples}/SynestheticAsset_Example1.json`
   : `${root}schemas/examples/canonical-baseline.json`;
 const times: number[] = [];
 for (let i = 0; i < runs + 1; i++) {

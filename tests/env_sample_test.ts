@@ -32,7 +32,6 @@ Deno.test(".env.sample lists every variable the code reads", () => {
     const url = new URL(directory, root);
     const files = directory.endsWith("/") ? [...sources(url)] : [url];
     for (const file of files) {
-      if (file.pathname.includes("/scripts/")) continue;
       for (const match of Deno.readTextFileSync(file).matchAll(READ)) {
         if (!listed.has(match[1])) {
           missing.push(`${match[1]} (${file.pathname.slice(root.pathname.length)})`);

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseJson, SynError } from "../core/mod.ts";
+import { errorMessage, parseJson, SynError } from "../core/mod.ts";
 import type { CliIo } from "./io.ts";
 
 /** How a command reads one JSON document. */
@@ -77,7 +77,7 @@ export function readProblem(error: unknown): string {
     error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable
   ) return "permission denied";
   if (error instanceof Deno.errors.IsADirectory) return "not a file";
-  return `cannot read (${error instanceof Error ? error.message : String(error)})`;
+  return `cannot read (${errorMessage(error)})`;
 }
 
 /** All bytes of a stream, or a `SynError` as soon as there are more than `maxBytes`. */

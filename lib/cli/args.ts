@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { UsageError } from "../core/mod.ts";
+import { errorMessage, UsageError } from "../core/mod.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -21,8 +21,7 @@ export function parseCommandArgs<T extends Options>(
       strict: true,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(firstLine(message), { command });
+    throw new UsageError(firstLine(errorMessage(error)), { command });
   }
 }
 

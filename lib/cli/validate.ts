@@ -44,7 +44,7 @@ Examples:
 `;
 
 /** Documents above this size are refused while reading, before parsing. */
-export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /** The schema of a document with neither `--schema` nor a known marker. */
 const DEFAULT_SCHEMA = "synesthetic-asset";
@@ -152,8 +152,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const unreadable = results.filter((result) => result.error !== undefined).length;
   const invalid = results.filter((result) => !result.ok && result.error === undefined).length;
   const valid = results.length - invalid - unreadable;
-  const single = inputs.length === 1 && positionals.length === 1 &&
-    (positionals[0] === "-" || inputs[0].shown === positionals[0]);
+  // One argument that stood for itself (`-` too), not a folder holding one file.
+  const single = positionals.length === 1 && inputs.length === 1 &&
+    inputs[0].shown === positionals[0];
   if (single) {
     await io.stdout(JSON.stringify(results[0], null, 2) + "\n");
   } else {

@@ -1,3 +1,6 @@
+/** A JSON number (RFC 8259 §6), matched where `lastIndex` points, however long it is. */
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
 /**
  * Finds the UTF-16 offset of the first JSON syntax error in a text, with a reason.
  * V8's `JSON.parse` messages carry no position for many errors, so on failure we scan
@@ -67,10 +70,9 @@ export function jsonErrorOffset(text: string): { offset: number; reason: string 
         return undefined;
       }
     }
-    const number = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(
-      text.slice(index, index + 400),
-    );
-    if (number && number[0] !== "" && number[0] !== "-") {
+    NUMBER.lastIndex = index;
+    const number = NUMBER.exec(text);
+    if (number) {
       index += number[0].length;
       return undefined;
     }

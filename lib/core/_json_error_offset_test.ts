@@ -15,6 +15,8 @@ Deno.test("jsonErrorOffset() agrees with JSON.parse on valid and invalid texts",
     ['{"a":tru}', 5],
     ["1 2", 2],
     ["{'a':1}", 1],
+    // A number longer than any fixed window is still one token.
+    ["[" + "1".repeat(500) + ",x]", 502],
   ];
   for (const [text, offset] of invalid) {
     assert.throws(() => JSON.parse(text));

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "../../tests/fakes/random.ts";
 import { compareCodePoints } from "./compare_code_points.ts";
 
 function codePointsReference(a: string, b: string): number {
@@ -24,11 +25,7 @@ Deno.test("compareCodePoints() agrees with a code point array comparison, lone s
     0xe000,
     0xffff,
   ];
-  let state = 12345;
-  const random = () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
+  const random = seededRandom(12345);
   const randomString = () =>
     String.fromCharCode(
       ...Array.from({ length: Math.floor(random() * 5) }, () =>

@@ -1,4 +1,4 @@
-import { SynError } from "./errors.ts";
+import { errorMessage, SynError } from "./errors.ts";
 import { jsonErrorOffset } from "./_json_error_offset.ts";
 
 /** Line and column (1-based) of a UTF-16 offset in a text. */
@@ -23,10 +23,9 @@ export function parseJson(text: string, source = "<input>"): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
     const located = jsonErrorOffset(text);
     const { line, column } = lineColumnAt(text, located ? located.offset : text.length);
-    const reason = located ? located.reason : message;
+    const reason = located ? located.reason : errorMessage(error);
     throw new SynError("parse_error", `${source}:${line}:${column}: invalid JSON: ${reason}`, {
       source,
       line,

@@ -19,7 +19,7 @@ class OperationFailure extends Error {}
  * units (about bytes of JSON): each copy can double a document, so a few hundred bytes
  * of patch could otherwise ask for more memory than there is.
  */
-export const MAX_COPIED_WEIGHT = 16 * 1024 * 1024;
+const MAX_COPIED_WEIGHT = 16 * 1024 * 1024;
 
 /**
  * Applies an RFC 6902 patch and returns the new document; neither `document` nor the

@@ -406,14 +406,10 @@ export function explainIssues(
     index: SchemaIndex;
     formats: Readonly<Record<string, FormatDefinition>>;
     /** ajv's verdict for a whole resource by URI, when one is at hand. */
-    verdictOf?: (uri: string) => ((value: unknown) => boolean) | undefined;
+    verdictOf: (uri: string) => ((value: unknown) => boolean) | undefined;
   },
 ): ValidationIssue[] {
-  const explainer = new Explainer(
-    options.index,
-    options.formats,
-    options.verdictOf ?? (() => undefined),
-  );
+  const explainer = new Explainer(options.index, options.formats, options.verdictOf);
   const issues = explainer.check(schema, base, value, "");
   return sortIssues(issues.map(({ path, msg }) => ({ path, msg })));
 }

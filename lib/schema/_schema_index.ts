@@ -3,6 +3,7 @@
  * when `$id` is missing — MCP spec §8), nested `$id`s and `$anchor`s. `$ref`s are
  * resolved against it, so a reference finds its target whatever host the set uses.
  */
+import { unescapePointerToken } from "../core/mod.ts";
 
 type SchemaObject = Record<string, unknown>;
 
@@ -119,7 +120,7 @@ export class SchemaIndex {
     if (pointer === undefined) return undefined;
     if (pointer === "") return { schema: target, base: document, root: true };
     for (const raw of pointer.slice(1).split("/")) {
-      const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+      const token = unescapePointerToken(raw);
       if (Array.isArray(target)) target = target[Number(token)];
       else if (isObject(target) && Object.hasOwn(target, token)) target = target[token];
       else return undefined;

@@ -1,12 +1,7 @@
 import { SynError } from "../core/mod.ts";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { AJV_OPTIONS, commonJsDefault, createAjv, schemaFingerprint } from "./_ajv.ts";
-
-/** A schema file as the generator reads it. */
-export interface SchemaFile {
-  name: string;
-  text: string;
-}
+import type { SchemaFileText } from "./load_schema_store.ts";
 
 // ajv's standalone code `require`s two helpers; the generated module is ESM, so they
 // become an import (formats) and a local function (ajv's ucs2length, same algorithm).
@@ -29,7 +24,7 @@ const UCS2_LENGTH = `function ucs2length(text) {
  * why: importing ajv and compiling the set costs ~150 ms; the generated module loads
  * in a few. Deterministic for the same files.
  */
-export async function embeddedValidatorsSource(files: readonly SchemaFile[]): Promise<string> {
+export async function embeddedValidatorsSource(files: readonly SchemaFileText[]): Promise<string> {
   const standaloneCode = commonJsDefault<(ajv: Ajv2020, refs: Record<string, string>) => string>(
     await import("ajv/dist/standalone/index.js"),
   );
