@@ -11,13 +11,14 @@
  * Needs `../shared/conformance` for the asset and schema set. Options: `--requests N`.
  */
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const root = new URL("../", import.meta.url).pathname;
-const shared =
-  new URL("../../shared/conformance/synesthetic-schemas-0.7.3/", import.meta.url).pathname;
-const MAIN = `${root}main.ts`;
-const SELF = new URL(import.meta.url).pathname;
+const shared = fileURLToPath(
+  new URL("../../shared/conformance/synesthetic-schemas-0.7.3/", import.meta.url),
+);
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
 const encoder = new TextEncoder();
 
 // ---------------------------------------------------------------------------------------
@@ -156,12 +157,13 @@ function startServer(args: string[], env: Record<string, string>): Promise<Serve
   };
   return new Promise((resolve, reject) => {
     let errText = "";
+    let ready = false;
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (text: string) => {
       errText += text;
-      const match = /mcp:ready mode=(\w+)(?: address=(\S+))?/.exec(errText);
-      if (match && !errText.includes("\u0000seen")) {
-        errText += "\u0000seen";
+      const match = ready ? null : /mcp:ready mode=(\w+)(?: address=(\S+))?/.exec(errText);
+      if (match) {
+        ready = true;
         resolve({
           address: match[2] ?? "stdio",
           stdio,

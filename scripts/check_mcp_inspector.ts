@@ -10,10 +10,11 @@
  * line per check and exits 0 when all pass, 1 when one fails, 2 when the Inspector cannot
  * be run at all. Not part of `deno task test`: the test suite stays offline.
  */
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const DEFAULT_VERSION = "2.12.0";
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
 interface Run {
   code: number;
@@ -57,6 +58,11 @@ async function inspector(version: string, readyFile: string, args: string[]): Pr
   };
 }
 
+/** The Inspector's arguments for `tools/call` of `tool` with `key=value` arguments. */
+function toolCall(tool: string, ...toolArgs: string[]): string[] {
+  return ["--method", "tools/call", "--tool-name", tool, "--tool-arg", ...toolArgs];
+}
+
 const CHECKS: Check[] = [
   {
     name: "tools/list --strict: 7 tools with input and output schemas, portable",
@@ -75,15 +81,7 @@ const CHECKS: Check[] = [
   },
   {
     name: "tools/call validate_asset (valid): structuredContent ok, isError false",
-    args: [
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "validate_asset",
-      "--tool-arg",
-      'asset={"name":"demo"}',
-      "schema=synesthetic-asset",
-    ],
+    args: toolCall("validate_asset", 'asset={"name":"demo"}', "schema=synesthetic-asset"),
     verify(output) {
       const structured = output.structuredContent as { ok?: boolean } | undefined;
       if (structured?.ok !== true || output.isError !== false) return JSON.stringify(output);
@@ -92,15 +90,7 @@ const CHECKS: Check[] = [
   {
     name: "tools/call validate_asset (invalid): isError true (Inspector exit 5), RFC 6901 paths",
     exitCode: 5,
-    args: [
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "validate_asset",
-      "--tool-arg",
-      'asset={"name":5}',
-      "schema=synesthetic-asset",
-    ],
+    args: toolCall("validate_asset", 'asset={"name":5}', "schema=synesthetic-asset"),
     verify(output) {
       const structured = output.structuredContent as { errors?: { path: string }[] } | undefined;
       if (output.isError !== true) return "isError is not true";
@@ -109,15 +99,7 @@ const CHECKS: Check[] = [
   },
   {
     name: "tools/call diff_assets: the RFC 6902 patch, with a text block",
-    args: [
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "diff_assets",
-      "--tool-arg",
-      'base={"a":1}',
-      'new={"a":2}',
-    ],
+    args: toolCall("diff_assets", 'base={"a":1}', 'new={"a":2}'),
     verify(output) {
       const expected = { ok: true, patch: [{ op: "replace", path: "/a", value: 2 }] };
       if (JSON.stringify(output.structuredContent) !== JSON.stringify(expected)) {

@@ -3,21 +3,13 @@ import assert from "node:assert/strict";
 import { LineChannel, spawnStdioServer } from "./mcp_channels.ts";
 import { connectionFromConn } from "../lib/rpc/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
+import { exists } from "./fakes/shared.ts";
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 10_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

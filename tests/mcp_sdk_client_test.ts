@@ -138,7 +138,6 @@ for (const era of ["legacy", "modern"] as Era[]) {
       try {
         await client.connect(new NdjsonClientTransport(connectionFromConn(conn)));
         await exercise(client, era);
-        // The spec's direct dialect still works next to MCP on other connections.
       } finally {
         await client.close();
         await server.shutdown();

@@ -198,7 +198,10 @@ class BridgeTransport implements Transport {
       const timer = setTimeout(() => {
         this.#waiting.delete(id);
         resolve({
-          error: { code: -32603, message: "Internal error: no answer from the MCP layer" },
+          error: {
+            code: RPC_ERROR.internalError,
+            message: "Internal error: no answer from the MCP layer",
+          },
         });
       }, SDK_ANSWER_TIMEOUT_MS);
       this.#waiting.set(id, { resolve, timer });
@@ -222,7 +225,9 @@ class BridgeTransport implements Transport {
     this.#closed = true;
     for (const [id, waiting] of this.#waiting) {
       clearTimeout(waiting.timer);
-      waiting.resolve({ error: { code: -32603, message: "Internal error: connection closing" } });
+      waiting.resolve({
+        error: { code: RPC_ERROR.internalError, message: "Internal error: connection closing" },
+      });
       this.#waiting.delete(id);
     }
     this.onclose?.();
@@ -271,7 +276,7 @@ export function openMcpSession(
       if ("error" in response) {
         const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
         throw new RpcError(
-          typeof error?.code === "number" ? error.code : -32603,
+          typeof error?.code === "number" ? error.code : RPC_ERROR.internalError,
           typeof error?.message === "string" ? error.message : "Internal error",
           error?.data,
         );

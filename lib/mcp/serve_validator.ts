@@ -1,4 +1,4 @@
-import { SynError } from "../core/mod.ts";
+import { errorMessage, SynError } from "../core/mod.ts";
 import {
   ListenerServer,
   type RpcConnection,
@@ -73,7 +73,7 @@ export async function startValidatorServer(
     } catch (error) {
       throw new SynError(
         "listen_failed",
-        `Cannot listen on ${endpoint.hostname}:${endpoint.port}: ${messageOf(error)}`,
+        `Cannot listen on ${endpoint.hostname}:${endpoint.port}: ${errorMessage(error)}`,
       );
     }
     const server = new ListenerServer(listener, createHandler, { shutdownGraceMs, log });
@@ -85,7 +85,10 @@ export async function startValidatorServer(
   try {
     listener = Deno.listen({ transport: "unix", path: endpoint.path });
   } catch (error) {
-    throw new SynError("listen_failed", `Cannot listen on ${endpoint.path}: ${messageOf(error)}`);
+    throw new SynError(
+      "listen_failed",
+      `Cannot listen on ${endpoint.path}: ${errorMessage(error)}`,
+    );
   }
   const server = new ListenerServer(listener, createHandler, { shutdownGraceMs, log });
   return listening("socket", endpoint.path, server, () => {
@@ -138,8 +141,4 @@ async function replaceStaleSocket(path: string): Promise<void> {
     if (error instanceof SynError) throw error;
   }
   await Deno.remove(path);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

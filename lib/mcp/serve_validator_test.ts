@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RpcConnection } from "../rpc/mod.ts";
+import { type RpcConnection, settlesWithin } from "../rpc/mod.ts";
 import { fakeSchemaStore } from "../../tests/mcp_fake_store.ts";
 import { startValidatorServer } from "./serve_validator.ts";
 import { createValidatorHandler } from "./validator_handler.ts";
@@ -34,14 +34,10 @@ Deno.test("startValidatorServer() stdio shutdown is not held up by a reader that
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   assert.equal(writes.length, 1, "the reply was attempted");
-  // Without the grace period this never returns; the guard turns a hang into a failure.
-  let guard: ReturnType<typeof setTimeout> | undefined;
-  const outcome = await Promise.race([
-    server.shutdown().then(() => "stopped"),
-    new Promise((resolve) => (guard = setTimeout(() => resolve("still waiting"), 5_000))),
-  ]);
-  clearTimeout(guard);
-  assert.equal(outcome, "stopped");
+  // Without the grace period this never returns; the limit turns a hang into a failure.
+  const stopping = server.shutdown();
+  assert.ok(await settlesWithin(stopping, 5_000), "shutdown is still waiting");
+  await stopping;
   assert.equal(closed, true, "the connection is closed after the grace period");
   assert.equal(await server.shutdown(), undefined, "a second shutdown returns at once");
 });

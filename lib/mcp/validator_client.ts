@@ -1,5 +1,5 @@
 import { tmpdir } from "node:os";
-import { SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
+import { errorMessage, SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
 import {
   connectionFromConn,
   MAX_LINE_BYTES,
@@ -162,7 +162,7 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     );
   } catch (error) {
     const where = target.transport === "tcp" ? `${target.hostname}:${target.port}` : target.path;
-    return deadClient(target.transport, `cannot connect to ${where}: ${messageOf(error)}`);
+    return deadClient(target.transport, `cannot connect to ${where}: ${errorMessage(error)}`);
   }
   if (target.transport === "tcp") (conn as Deno.TcpConn).setNoDelay(true);
   return validatorClientFromConnection(connectionFromConn(conn), {
@@ -185,7 +185,6 @@ export function validatorClientFromConnection(
   } = {},
 ): ValidatorClient {
   const rpc = new RpcClient(connection, {
-    maxLineBytes: MAX_LINE_BYTES,
     describeClose: options.describeClose ?? (() => "validator closed the connection"),
   });
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -284,7 +283,7 @@ function spawnValidator(
       stderr: options.warn ? "piped" : "null",
     }).spawn();
   } catch (error) {
-    return deadClient("stdio", `cannot start ${command[0]}: ${messageOf(error)}`);
+    return deadClient("stdio", `cannot start ${command[0]}: ${errorMessage(error)}`);
   }
   let exitCode: number | undefined;
   const status = child.status.then((value) => {
@@ -413,8 +412,4 @@ function withTimeout(promise: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn
     }, ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

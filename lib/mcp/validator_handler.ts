@@ -66,14 +66,16 @@ export function createValidatorHandler(
       throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${request.method}`);
     },
     response(message) {
-      session?.then((open) => open.response?.(message));
+      // A session that failed to open has answered its request with -32603 already.
+      session?.then((open) => open.response?.(message), () => {});
     },
     oversize(id, bytes) {
       log(`mcp:reject reason=payload_too_large bytes=${bytes}`);
       return resultResponse(id, PAYLOAD_TOO_LARGE_RESULT);
     },
     async close() {
-      if (session) await (await session).close();
+      const open = await session?.catch(() => undefined);
+      await open?.close();
     },
     log,
   };

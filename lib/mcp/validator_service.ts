@@ -13,7 +13,7 @@ export interface BackendOptions {
   url: string;
   /** `SYN_BACKEND_ASSETS_PATH`, default `/synesthetic-assets/`. */
   assetsPath?: string;
-  /** Injected for tests; the global `fetch` otherwise. */
+  /** The `fetch` to post with; the global one by default. */
   fetch?: typeof fetch;
   /** Default 5,000 ms (MCP spec §2: 5 s, no retries). */
   timeoutMs?: number;

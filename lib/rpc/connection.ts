@@ -1,5 +1,5 @@
 import { dispatchLine, type RpcHandler } from "./dispatch_line.ts";
-import { MAX_LINE_BYTES, readNdjsonLines } from "./ndjson.ts";
+import { readNdjsonLines } from "./ndjson.ts";
 
 /** One bidirectional byte channel carrying NDJSON frames (a socket, stdio, a memory pipe). */
 export interface RpcConnection {
@@ -64,7 +64,7 @@ export async function serveConnection(
   try {
     if (options.signal?.aborted) return;
     const lines = readNdjsonLines(connection.readable, {
-      maxLineBytes: options.maxLineBytes ?? MAX_LINE_BYTES,
+      maxLineBytes: options.maxLineBytes,
       signal: stopReading.signal,
     });
     for await (const line of lines) {
@@ -113,7 +113,7 @@ export class ListenerServer {
   readonly #sessions = new Set<Promise<void>>();
   readonly #connections = new Set<RpcConnection>();
   readonly #accepting: Promise<void>;
-  readonly #maxLineBytes: number;
+  readonly #maxLineBytes: number | undefined;
   readonly #shutdownGraceMs: number;
   readonly #maxConnections: number;
   readonly #log: (line: string) => void;
@@ -131,7 +131,7 @@ export class ListenerServer {
   ) {
     this.#listener = listener;
     this.#createHandler = createHandler;
-    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#maxLineBytes = options.maxLineBytes;
     this.#shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
     this.#maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
     this.#log = options.log ?? (() => {});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ListenerServer } from "./connection.ts";
+import { ListenerServer, settlesWithin } from "./connection.ts";
 import { resultResponse } from "./messages.ts";
 import type { RpcHandler } from "./dispatch_line.ts";
 
@@ -57,14 +57,10 @@ Deno.test("ListenerServer.shutdown() is not held up by a peer that stopped readi
     const requests = '{"jsonrpc":"2.0","id":1,"method":"big"}\n'.repeat(200);
     await conn.write(encoder.encode(requests));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    // Without the grace period this shutdown never returns; the guard turns a hang into a failure.
-    let guard: ReturnType<typeof setTimeout> | undefined;
-    const outcome = await Promise.race([
-      server.shutdown().then(() => "stopped"),
-      new Promise((resolve) => (guard = setTimeout(() => resolve("still waiting"), 5_000))),
-    ]);
-    clearTimeout(guard);
-    assert.equal(outcome, "stopped");
+    // Without the grace period this shutdown never returns; the limit turns a hang into a failure.
+    const stopping = server.shutdown();
+    assert.ok(await settlesWithin(stopping, 5_000), "shutdown is still waiting");
+    await stopping;
   } finally {
     conn.close();
   }
@@ -91,13 +87,9 @@ Deno.test("ListenerServer keeps accepting after accept() fails (EMFILE)", async 
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
   try {
     await conn.write(encoder.encode('{"jsonrpc":"2.0","id":1,"method":"m"}\n'));
-    let guard: ReturnType<typeof setTimeout> | undefined;
-    const reply = await Promise.race([
-      readLine(conn),
-      new Promise<string>((resolve) => (guard = setTimeout(() => resolve("no reply"), 5_000))),
-    ]);
-    clearTimeout(guard);
-    assert.deepEqual(JSON.parse(reply), { jsonrpc: "2.0", id: 1, result: { ok: true } });
+    const reply = readLine(conn);
+    assert.ok(await settlesWithin(reply, 5_000), "no reply");
+    assert.deepEqual(JSON.parse(await reply), { jsonrpc: "2.0", id: 1, result: { ok: true } });
   } finally {
     conn.close();
     await server.shutdown();

@@ -1,3 +1,4 @@
+import { errorMessage } from "../core/mod.ts";
 import {
   isJsonRpcId,
   type JsonRpcId,
@@ -161,5 +162,5 @@ function isBlank(text: string): boolean {
 }
 
 function describe(error: unknown): string {
-  return JSON.stringify(error instanceof Error ? error.message : String(error));
+  return JSON.stringify(errorMessage(error));
 }

@@ -1,5 +1,6 @@
+import { errorMessage } from "../core/mod.ts";
 import type { RpcConnection } from "./connection.ts";
-import { isJsonRpcId, type JsonRpcErrorObject, type JsonRpcId } from "./messages.ts";
+import { isJsonRpcId, type JsonRpcErrorObject, type JsonRpcId, RPC_ERROR } from "./messages.ts";
 import { MAX_LINE_BYTES, peekRequestId, readNdjsonLines } from "./ndjson.ts";
 
 /** How a call ended: a result, a JSON-RPC error, or a failure of the channel itself. */
@@ -76,7 +77,7 @@ export class RpcClient {
       return Promise.resolve({
         kind: "failure",
         reason: "transport_error",
-        detail: `request is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `request is not JSON: ${errorMessage(error)}`,
       });
     }
     const bytes = utf8Length(text) - 1;
@@ -105,7 +106,7 @@ export class RpcClient {
         this.#settle(id, {
           kind: "failure",
           reason: "transport_error",
-          detail: `write failed: ${error instanceof Error ? error.message : String(error)}`,
+          detail: `write failed: ${errorMessage(error)}`,
         });
       });
     });
@@ -178,7 +179,7 @@ export class RpcClient {
     } catch (error) {
       this.#finish(
         this.#closedDetail ??
-          `connection failed: ${error instanceof Error ? error.message : String(error)}`,
+          `connection failed: ${errorMessage(error)}`,
       );
     }
   }
@@ -213,7 +214,7 @@ export class RpcClient {
         kind: "error",
         error: error && typeof error === "object"
           ? error
-          : { code: -32603, message: "malformed error reply" },
+          : { code: RPC_ERROR.internalError, message: "malformed error reply" },
       });
     } else {
       this.#settle(envelope.id, { kind: "result", result: envelope.result });

@@ -10,7 +10,8 @@ export function sharedPath(relative: string): string {
   return fileURLToPath(new URL(relative, root)).replace(/\/$/, "");
 }
 
-function exists(path: string): boolean {
+/** True when a file, folder or link target exists at `path`. */
+export function exists(path: string): boolean {
   try {
     Deno.statSync(path);
     return true;
