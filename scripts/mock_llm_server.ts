@@ -18,7 +18,7 @@
  * `schema-invalid`, `stream-error`, and `ok` for a normal answer.
  */
 import { parseArgs } from "node:util";
-import { redactText } from "../lib/core/mod.ts";
+import { redactText, secretsFromEnv } from "../lib/core/mod.ts";
 import { exampleFromSchema } from "../lib/llm/mod.ts";
 import { mockProviderAnswer, type RequestEnvelope } from "../lib/generate/mod.ts";
 
@@ -728,9 +728,7 @@ if (import.meta.main) {
     console.error(`Port must be an integer from 0 to 65535: ${values.port}`);
     Deno.exit(2);
   }
-  const secrets = ["OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"]
-    .map((name) => Deno.env.get(name) ?? "")
-    .filter((value) => value.length >= 4);
+  const secrets = secretsFromEnv((name) => Deno.env.get(name));
   const server = await startMockLlmServer({
     port,
     answer: answerGenerateEnvelope,

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../lib/core/mod.ts";
 import { createLanguageModel, ProviderError, resolveModelConfig } from "../lib/llm/mod.ts";
 import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { rejection } from "./fakes/rejection.ts";
 
 const KEYS: Record<string, string> = {
   OPENAI_API_KEY: "sk-proj-SYNFAKEKEY-openai-0123456789",
@@ -112,8 +113,8 @@ Deno.test("redaction: a key cut short by a truncated error message is still mask
     log: (line) => written.push(line),
     fetch: () => Promise.resolve(Response.json({ error: { message } }, { status: 401 })),
   });
-  const error = await model.generate({ prompt: "x" }).then(() => undefined, (thrown) => thrown);
-  assert.ok(error instanceof ProviderError && error.reason === "auth_error");
+  const error = await rejection(model.generate({ prompt: "x" }), ProviderError);
+  assert.equal(error.reason, "auth_error");
   written.push(error.message, error.detail, JSON.stringify(error), JSON.stringify(error.data));
   assert.ok(written.some((line) => line.includes("***redacted***")), written.join("\n"));
   for (const line of written) assertNoKey(line, "output");
@@ -149,8 +150,8 @@ Deno.test("redaction: the demo server's stdout and stderr never contain a key", 
     const model = createLanguageModel(resolveModelConfig(provider, { env: (name) => env[name] }), {
       log: (line) => written.push(line),
     });
-    const error = await model.generate({ prompt: "x" }).then(() => undefined, (thrown) => thrown);
-    assert.ok(error instanceof ProviderError && error.reason === "auth_error");
+    const error = await rejection(model.generate({ prompt: "x" }), ProviderError);
+    assert.equal(error.reason, "auth_error");
     written.push(error.message);
   }
   child.kill("SIGTERM");

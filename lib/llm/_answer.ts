@@ -1,4 +1,5 @@
 /** The check every JSON answer passes, whatever produced it (HTTP, stream or mock). */
+import { errorMessage } from "../core/mod.ts";
 import { ProviderError } from "./provider_error.ts";
 import type { GenerateRequest } from "./types.ts";
 import { validateJson } from "./validate_json.ts";
@@ -10,8 +11,7 @@ export function parseAnswerJson(text: string): unknown {
   try {
     return JSON.parse(body);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ProviderError("bad_response", `Answer is not valid JSON: ${message}`);
+    throw new ProviderError("bad_response", `Answer is not valid JSON: ${errorMessage(error)}`);
   }
 }
 

@@ -61,7 +61,7 @@ export class HttpAttempt {
   #stop = () => this.#reader?.cancel().catch(() => {});
 
   /** Maps whatever fetch or a body read threw to a `ProviderError` (or a `CallerAbort`). */
-  failure(error: unknown): ProviderError | CallerAbort {
+  #failure(error: unknown): ProviderError | CallerAbort {
     if (error instanceof ProviderError) return error;
     if (this.#timedOut) {
       const limits = {
@@ -92,7 +92,7 @@ export class HttpAttempt {
         this.#aborted,
       ]);
     } catch (error) {
-      throw this.failure(error);
+      throw this.#failure(error);
     } finally {
       clearTimeout(this.#connectTimer);
     }
@@ -128,12 +128,12 @@ export class HttpAttempt {
         try {
           step = await reader.read();
         } catch (error) {
-          throw this.failure(error);
+          throw this.#failure(error);
         } finally {
           clearTimeout(this.#readTimer);
         }
         // A read ended by `#stop` looks like the end of the body: report why it stopped.
-        if (this.#controller.signal.aborted) throw this.failure(this.#controller.signal.reason);
+        if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
         if (step.done) return;
         total += step.value.byteLength;
         if (total > limit) {

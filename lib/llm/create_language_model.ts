@@ -1,6 +1,7 @@
 import {
   backoffDelay,
   type Clock,
+  errorMessage,
   LABS_BACKOFF,
   redactText,
   responseHash,
@@ -208,10 +209,6 @@ class HttpLanguageModel implements LanguageModel {
     return delay;
   }
 
-  async #sleep(delay: number, signal?: AbortSignal): Promise<void> {
-    await this.#clock.sleep(delay, signal);
-  }
-
   #result(
     request: GenerateRequest,
     fields: { text: string; json: unknown; raw: string; usage?: Usage; finishReason?: string },
@@ -263,7 +260,7 @@ class HttpLanguageModel implements LanguageModel {
         } catch (error) {
           throw new ProviderError(
             "bad_response",
-            `Response is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+            `Response is not valid JSON: ${errorMessage(error)}`,
             { status: response.status },
           );
         }
@@ -279,7 +276,7 @@ class HttpLanguageModel implements LanguageModel {
       } finally {
         http.dispose();
       }
-      await this.#sleep(delay, request.signal);
+      await this.#clock.sleep(delay, request.signal);
     }
   }
 
@@ -398,7 +395,7 @@ class HttpLanguageModel implements LanguageModel {
       } finally {
         http.dispose();
       }
-      await this.#sleep(delay, request.signal);
+      await this.#clock.sleep(delay, request.signal);
     }
   }
 }

@@ -28,6 +28,12 @@ export function exampleFromSchema(schema: unknown, depth = 0): unknown {
       for (const [name, entry] of Object.entries(properties)) {
         out[name] = exampleFromSchema(entry, depth + 1);
       }
+      // A required name the schema does not list takes the schema for unlisted properties.
+      for (const name of Array.isArray(rules.required) ? rules.required : []) {
+        if (typeof name === "string" && !Object.hasOwn(out, name)) {
+          out[name] = exampleFromSchema(rules.additionalProperties, depth + 1);
+        }
+      }
       return out;
     }
     case "array": {

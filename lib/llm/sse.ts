@@ -28,6 +28,8 @@ export class SseParser {
 
   /** Parses one chunk; returns the events it completed. */
   push(chunk: string): SseEvent[] {
+    // Nothing new: return before the pending-CRLF flag below is cleared.
+    if (chunk === "") return [];
     let text = chunk;
     if (!this.#started && text.length > 0) {
       this.#started = true;

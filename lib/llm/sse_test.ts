@@ -40,6 +40,14 @@ Deno.test("SseParser treats CRLF, CR and LF line ends alike, even split inside C
   assert.deepEqual(parseAll([crlf.slice(0, splitAt), crlf.slice(splitAt)]), EXPECTED);
 });
 
+Deno.test("SseParser keeps a CRLF split by an empty chunk as one line end", () => {
+  // An empty chunk (a zero-byte read, or a decoder holding back a partial character)
+  // between the CR and the LF must not turn the LF into a blank line that ends the event.
+  assert.deepEqual(parseAll(["data: a\r", "", "\ndata: b\r\n\r\n"]), [
+    { event: "message", data: "a\nb" },
+  ]);
+});
+
 Deno.test("SseParser ignores events without data, strips one leading space and a BOM", () => {
   assert.deepEqual(parseAll(["\uFEFFevent: lonely\n\ndata:  two spaces\n\n"]), [
     { event: "message", data: " two spaces" },

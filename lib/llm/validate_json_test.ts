@@ -69,6 +69,18 @@ Deno.test("exampleFromSchema() gives an empty list for an array without an item 
   });
 });
 
+Deno.test("exampleFromSchema() fills a required property the schema does not list", () => {
+  const schema = {
+    type: "object",
+    required: ["id", "note"],
+    additionalProperties: { type: "string" },
+  };
+  const example = exampleFromSchema(schema);
+  assert.deepEqual(example, { id: "example", note: "example" });
+  assert.deepEqual(validateJson(example, schema), []);
+  assert.deepEqual(exampleFromSchema({ type: "object", required: ["any"] }), { any: null });
+});
+
 Deno.test("validateJson() needs required properties to be own, and compares enums as JSON", () => {
   assert.deepEqual(validateJson({}, { type: "object", required: ["toString", "constructor"] }), [
     '/: missing required property "toString"',
