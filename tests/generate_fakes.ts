@@ -1,5 +1,6 @@
 import { readJsonl } from "../lib/core/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
+import { recordSchemas } from "../lib/generate/testdata/record_schemas.ts";
 import { CONFORMANCE_SCHEMAS, sharedPath } from "./fakes/shared.ts";
 
 let reference: Promise<SchemaStore> | undefined;
@@ -136,17 +137,13 @@ export function tempDir(prefix = "syn_generate_"): { path: string } & Disposable
 }
 
 const RECORD_STREAMS = ["generator", "external", "critic", "patches"] as const;
-let recordStore: Promise<SchemaStore> | undefined;
 
 /**
  * Checks every record of every Labs log under `logDir` against its schema in
  * `schemas/records/`; returns how many records were checked.
  */
 export async function assertLogRecordsValid(logDir: string): Promise<number> {
-  recordStore ??= loadSchemaStore({
-    schemasDir: new URL("../schemas/records", import.meta.url).pathname,
-  });
-  const store = await recordStore;
+  const store = await recordSchemas();
   let checked = 0;
   for (const stream of RECORD_STREAMS) {
     let records: unknown[];

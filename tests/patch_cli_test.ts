@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { readJsonl } from "../lib/core/mod.ts";
 import { contentId, generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
-import { runSyn } from "./fakes/cli_io.ts";
+import { run } from "../lib/cli/patch.ts";
+import { fakeIo, runSyn } from "./fakes/cli_io.ts";
 import { assertLogRecordsValid, closedPort, tempDir } from "./generate_fakes.ts";
 
 Deno.test("syn patch preview, apply and rate: validated before anything is written, all logged", async () => {
@@ -121,4 +122,22 @@ Deno.test("syn patch preview, apply and rate: validated before anything is writt
   assert.equal(records[6].kind, "asset");
   assert.equal(records[7].kind, "patch");
   assert.equal(await assertLogRecordsValid(`${work.path}/labs`), records.length);
+});
+
+Deno.test("syn patch refuses a file that is not UTF-8 rather than rewrite it with replacement characters", async () => {
+  using work = tempDir();
+  const encode = (text: string) => new TextEncoder().encode(text);
+  // "café" in Latin-1: the lone 0xE9 byte is not UTF-8.
+  const original = new Uint8Array([...encode('{"name": "caf'), 0xe9, ...encode('"}')]);
+  await Deno.writeFile(`${work.path}/asset.json`, original);
+  await Deno.writeTextFile(
+    `${work.path}/rename.patch.json`,
+    JSON.stringify([{ op: "add", path: "/description", value: "x" }]),
+  );
+  const io = fakeIo({ cwd: work.path, env: { LABS_LOG_DIR: "labs" } });
+  await assert.rejects(
+    run(["apply", "asset.json", "rename.patch.json"], io),
+    /not valid UTF-8 text: .*asset\.json/,
+  );
+  assert.deepEqual(await Deno.readFile(`${work.path}/asset.json`), original);
 });

@@ -1,13 +1,12 @@
+import { resolve } from "node:path";
 import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
-import {
-  LabsLog,
-  openValidator,
-  readJsonFile,
-  resolveLogDir,
-  runCritique,
-} from "../generate/mod.ts";
+import { LabsLog, openValidator, resolveLogDir, runCritique } from "../generate/mod.ts";
 import { parseCommandArgs } from "./args.ts";
+import { readDocument } from "./_read_document.ts";
 import { type CliIo, EXIT } from "./io.ts";
+
+/** An asset file over the validator's 1 MiB cap could not be validated: refused while read. */
+const MAX_ASSET_BYTES = 1024 * 1024;
 
 export const help = `syn critique — validate an asset and check its quality
 
@@ -17,8 +16,8 @@ Usage:
 Validates the asset through the validator service (MCP_ENDPOINT etc., default: our own
 'syn mcp-serve --stdio' child) and runs quality checks: controls or modulations that
 target uniforms or parameters that do not exist, a silent tone (volume at or below
--60 dB), haptic intensity outside [0, 1], defaults outside their ranges, uniforms the
-fragment shader never uses, missing mouse.x → shader.u_px / inverted mouse.y →
+-60 dB), haptic intensity outside [0, 1], control defaults outside their ranges, uniforms
+the fragment shader never uses, missing mouse.x → shader.u_px / inverted mouse.y →
 shader.u_py controls, a fragment shader without main().
 
 Prints the verdict as JSON and appends it to critic.jsonl under the log root
@@ -35,9 +34,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError("give exactly one asset file");
   const logDir = resolveLogDir(values["log-dir"], { env: io.env, cwd: io.cwd });
-  const file = positionals[0];
-  const path = file.startsWith("/") ? file : `${io.cwd}/${file}`;
-  const asset = await readJsonFile(path);
+  const path = resolve(io.cwd, positionals[0]);
+  const asset = await readDocument(io, path, { stdinName: "-", maxBytes: MAX_ASSET_BYTES });
   const secrets = secretsFromEnv(io.env);
   const log = new LabsLog(logDir, secrets);
   await log.prepare();

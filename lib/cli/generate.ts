@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { errorMessage, redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
 import {
   createExternalGenerator,
@@ -111,7 +112,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const batchFile = values.batch;
   if (batchFile !== undefined) {
     if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
-    const path = batchFile.startsWith("/") ? batchFile : `${io.cwd}/${batchFile}`;
+    const path = resolve(io.cwd, batchFile);
     let text: string;
     try {
       text = new TextDecoder().decode(await readFileCapped(path, batchFile, MAX_BATCH_BYTES));

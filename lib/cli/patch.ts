@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
 import {
   applyPatch,
@@ -5,10 +6,10 @@ import {
   openValidator,
   previewPatch,
   rateTarget,
-  readJsonFile,
   resolveLogDir,
 } from "../generate/mod.ts";
 import { parseCommandArgs } from "./args.ts";
+import { readDocument } from "./_read_document.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn patch — preview, apply and rate RFC 6902 patches to assets
@@ -43,7 +44,12 @@ Examples:
   syn patch rate asset.v2.json 4 --note "warmer, but too loud"
 `;
 
-const absolute = (io: CliIo, file: string) => (file.startsWith("/") ? file : `${io.cwd}/${file}`);
+/** Assets and patches over the validator's 1 MiB cap could not be validated: refused while read. */
+const MAX_INPUT_BYTES = 1024 * 1024;
+
+/** Reads one JSON file, given by its absolute path (the one the records keep). */
+const readJson = (io: CliIo, path: string) =>
+  readDocument(io, path, { stdinName: "-", maxBytes: MAX_INPUT_BYTES });
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("patch", args, {
@@ -76,8 +82,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (!/^[1-5]$/.test(rest[1].trim())) {
       throw new UsageError(`the rating must be a whole number from 1 to 5: ${rest[1]}`);
     }
-    const targetPath = absolute(io, rest[0]);
-    const target = await readJsonFile(targetPath);
+    const targetPath = resolve(io.cwd, rest[0]);
+    const target = await readJson(io, targetPath);
     const record = await rateTarget(target, rating, { log, clock: systemClock }, {
       targetPath,
       note: values.note,
@@ -87,10 +93,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
 
   if (rest.length !== 2) throw new UsageError(`${action} takes an asset file and a patch file`);
-  const assetPath = absolute(io, rest[0]);
-  const patchPath = absolute(io, rest[1]);
-  const asset = await readJsonFile(assetPath);
-  const patch = await readJsonFile(patchPath);
+  const assetPath = resolve(io.cwd, rest[0]);
+  const patchPath = resolve(io.cwd, rest[1]);
+  const asset = await readJson(io, assetPath);
+  const patch = await readJson(io, patchPath);
   const validator = await openValidator({
     env: io.env,
     selfCommand: io.selfCommand,
@@ -103,7 +109,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       : await applyPatch(asset, patch, deps, {
         assetPath,
         patchPath,
-        outputPath: values.out === undefined ? assetPath : absolute(io, values.out),
+        outputPath: values.out === undefined ? assetPath : resolve(io.cwd, values.out),
       });
     await print(record);
     if (record.ok) {

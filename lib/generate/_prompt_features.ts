@@ -3,18 +3,11 @@
  * character and tags. Pure word lookups, so the same prompt always reads the same.
  */
 
+import type { SYNTH_TYPES } from "./asset.ts";
+
 export type Rgb = readonly [number, number, number];
 export type ShapeKind = "circle" | "ring" | "box" | "waves" | "spiral" | "star";
-export type SynthType =
-  | "Tone.Synth"
-  | "Tone.PolySynth"
-  | "Tone.MonoSynth"
-  | "Tone.FMSynth"
-  | "Tone.AMSynth"
-  | "Tone.DuoSynth"
-  | "Tone.MembraneSynth"
-  | "Tone.MetalSynth"
-  | "Tone.PluckSynth";
+export type SynthType = typeof SYNTH_TYPES[number];
 
 export interface PromptFeatures {
   /** Lower-case words of the prompt, in order. */
@@ -27,9 +20,8 @@ export interface PromptFeatures {
   energy: number;
   /** 0 (dark) … 1 (bright); 0.5 when the prompt says nothing. */
   brightness: number;
-  shape: ShapeKind;
-  /** Whether the prompt names a shape (otherwise it was picked from the seed). */
-  shapeNamed: boolean;
+  /** The first shape the prompt names, if any (the engine picks one from the seed otherwise). */
+  shape?: ShapeKind;
   /** A synth type the prompt's words ask for, if any. */
   synth?: SynthType;
   /** Whether the prompt asks for a pulse/beat. */
@@ -330,9 +322,8 @@ export function promptWords(prompt: string): string[] {
   return prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-export function extractFeatures(prompt: string): Omit<PromptFeatures, "shape" | "shapeNamed"> & {
-  shape?: ShapeKind;
-} {
+/** What a prompt's words tell the engine. */
+export function extractFeatures(prompt: string): PromptFeatures {
   const words = promptWords(prompt);
   const colors: Rgb[] = [];
   const colorWords: string[] = [];

@@ -1,4 +1,4 @@
-import { type Clock, SynError, systemClock } from "../core/mod.ts";
+import { type Clock, errorMessage, SynError, systemClock } from "../core/mod.ts";
 import {
   createLanguageModel,
   type GenerateRequest,
@@ -235,7 +235,7 @@ export function createExternalGenerator(
           });
         }
         // Anything else (a mock script that throws, a bug) still ends as a logged failure.
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorMessage(error);
         throw new SynError("internal_error", detail, {
           reason: "internal_error",
           detail,

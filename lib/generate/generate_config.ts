@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { UsageError } from "../core/mod.ts";
 import { type EngineName, ENGINES } from "./asset.ts";
 import { DEFAULT_LOG_DIR } from "./labs_log.ts";
@@ -40,22 +41,18 @@ export interface GenerateConfig {
 /** The default folder for generated assets, relative to the working directory. */
 export const DEFAULT_OUT_DIR = "meta/output/assets";
 
-/** An absolute folder path without a trailing slash (so `assets/` + name has one `/`). */
-function absolute(path: string, cwd: string): string {
-  const full = path.startsWith("/") ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
-  return full.length > 1 ? full.replace(/\/+$/, "") : full;
-}
-
 function pickFolder(
   flag: string | undefined,
   name: string,
   fallback: string,
   options: { env: (name: string) => string | undefined; cwd: string },
 ): { value: string; source: SettingSource } {
+  // resolve() also drops a trailing slash, so `assets/` + name has one `/`.
+  const absolute = (path: string) => resolve(options.cwd, path);
   const fromEnv = options.env(name)?.trim();
-  if (flag) return { value: absolute(flag, options.cwd), source: "flag" };
-  if (fromEnv) return { value: absolute(fromEnv, options.cwd), source: "env" };
-  return { value: absolute(fallback, options.cwd), source: "default" };
+  if (flag) return { value: absolute(flag), source: "flag" };
+  if (fromEnv) return { value: absolute(fromEnv), source: "env" };
+  return { value: absolute(fallback), source: "default" };
 }
 
 /**

@@ -95,4 +95,3 @@ export {
   openValidator,
   type OpenValidatorOptions,
 } from "./open_validator.ts";
-export { MAX_INPUT_BYTES, readJsonFile } from "./read_json_file.ts";

@@ -1,4 +1,3 @@
-import { errorMessage, SynError } from "../core/mod.ts";
 import { connectValidator, type ValidatorClient } from "../mcp/mod.ts";
 
 /** A validator connection that counts the calls made through it. */
@@ -12,37 +11,20 @@ export interface OpenValidatorOptions {
   env: (name: string) => string | undefined;
   selfCommand: readonly string[];
   warn: (line: string) => void;
-  timeoutMs?: number;
 }
 
 /**
  * Connects to the validator service the environment selects (default: our own
- * `mcp-serve --stdio` child) and counts the calls. A connection that cannot be made
- * becomes a client whose every answer is a structured `transport_error`, so the run is
- * still logged; bad configuration (a `SynError`) is thrown as it is.
+ * `mcp-serve --stdio` child) and counts the calls. As with `connectValidator`, a
+ * connection that cannot be made becomes a client whose every answer is a structured
+ * `transport_error`, so the run is still logged; bad configuration is a thrown `SynError`.
  */
 export async function openValidator(options: OpenValidatorOptions): Promise<CountedValidator> {
-  let client: ValidatorClient;
   // The child's own lifecycle lines (`mcp:ready`, `mcp:shutdown`) are not news to a user.
   const warn = (line: string) => {
     if (!/\bmcp:(ready|shutdown)\b/.test(line)) options.warn(line);
   };
-  try {
-    client = await connectValidator({ ...options, warn });
-  } catch (error) {
-    // connectValidator throws only for configuration that cannot work: say so, exit 2.
-    if (error instanceof SynError) throw error;
-    const detail = errorMessage(error);
-    warn(`validator unavailable: ${detail}`);
-    const failure = { ok: false, reason: "transport_error", detail };
-    client = {
-      transport: transportOf(options.env),
-      call: () => Promise.resolve({ ...failure }),
-      validateAsset: () => Promise.resolve({ ...failure }),
-      close: () => Promise.resolve(),
-    };
-  }
-  return countCalls(client);
+  return countCalls(await connectValidator({ ...options, warn }));
 }
 
 /** Wraps a client so that `calls` tells how many requests went through it. */
@@ -65,11 +47,4 @@ export function countCalls(client: ValidatorClient): CountedValidator {
     },
     close: () => client.close(),
   };
-}
-
-function transportOf(env: (name: string) => string | undefined): ValidatorClient["transport"] {
-  const endpoint = env("MCP_ENDPOINT")?.trim();
-  if (endpoint === "stdio" || endpoint === "socket" || endpoint === "tcp") return endpoint;
-  if (endpoint || env("MCP_HOST") || env("MCP_PORT")) return "tcp";
-  return "stdio";
 }

@@ -94,9 +94,7 @@ export async function runGeneration(
   let envelope: RequestEnvelope | undefined;
   let response: { hash: string; size: number } | undefined;
   let failure: Failure | null = null;
-  let mode: GenerationOutcome["mode"] = engine === "deterministic"
-    ? "local"
-    : deps.external?.mode ?? "mock";
+  let mode: GenerationOutcome["mode"] = "local";
 
   if (engine === "deterministic") {
     const seed = config.seed ?? 0;
