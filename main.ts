@@ -17,7 +17,15 @@ async function writeAll(file: { write(p: Uint8Array): Promise<number> }, text: s
 export function selfCommand(): string[] {
   const executable = Deno.execPath();
   const isDeno = /(^|\/)deno(\.exe)?$/.test(executable);
-  return isDeno ? [executable, "run", "-A", fileURLToPath(new URL(import.meta.url))] : [executable];
+  return isDeno
+    ? [
+      executable,
+      "run",
+      "-A",
+      "--unstable-worker-options",
+      fileURLToPath(new URL(import.meta.url)),
+    ]
+    : [executable];
 }
 
 export function realIo(): CliIo {

@@ -13,7 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   patch: ["core"],
   rpc: ["core"],
   llm: ["core"],
-  tools: ["core"],
+  tools: ["core", "schema"],
   mcp: ["core", "schema", "patch", "rpc", "llm", "tools"],
   generate: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   chat: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],

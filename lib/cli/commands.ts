@@ -24,6 +24,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./mcp_serve.ts"),
   },
   {
+    name: "tools",
+    summary: "list the agent tools, or run one call in the permission sandbox",
+    load: () => import("./tools.ts"),
+  },
+  {
     name: "critique",
     summary: "validate an asset through the validator service and check its quality",
     load: () => import("./critique.ts"),

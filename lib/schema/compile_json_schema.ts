@@ -1,0 +1,59 @@
+import { errorMessage, SynError } from "../core/mod.ts";
+import { createAjv, type VerdictFunction } from "./_ajv.ts";
+import { explainIssues, sortIssues } from "./_explain.ts";
+import { SchemaIndex } from "./_schema_index.ts";
+import type { ValidationIssue, ValidationResult } from "./types.ts";
+
+/** A compiled validator for one standalone schema. Never throws on hostile input. */
+export type JsonSchemaValidator = (value: unknown) => ValidationResult;
+
+const BASE_URI = "urn:syn:standalone";
+
+/**
+ * Compiles one self-contained JSON Schema (draft 2020-12, no external `$ref`s) with the
+ * same ajv options and error explanation as the asset schemas, so every "is this valid"
+ * question in syn has one answer and one error format. Used for tool arguments.
+ * Throws `SynError` `schema_invalid` when ajv cannot compile the schema.
+ */
+export async function compileJsonSchema(
+  schema: Record<string, unknown>,
+): Promise<JsonSchemaValidator> {
+  const ajv = await createAjv();
+  let verdict: VerdictFunction;
+  try {
+    verdict = ajv.compile(schema) as VerdictFunction;
+  } catch (error) {
+    throw new SynError("schema_invalid", `Schema cannot be compiled: ${errorMessage(error)}`);
+  }
+  const index = new SchemaIndex();
+  const base = index.add(schema, BASE_URI);
+  return (value) => {
+    let ok: boolean;
+    try {
+      ok = verdict(value);
+    } catch {
+      return { ok: false, errors: [{ path: "", msg: "document is too deep to validate" }] };
+    }
+    if (ok) return { ok: true, errors: [] };
+    let errors: ValidationIssue[];
+    try {
+      errors = explainIssues(schema, base, value, {
+        index,
+        formats: {},
+        verdictOf: (uri) => (uri === base ? verdict : undefined),
+      });
+    } catch {
+      errors = [];
+    }
+    if (!errors.length) {
+      errors = sortIssues((verdict.errors ?? []).map((error) => ({
+        path: error.instancePath,
+        msg: error.message ?? `failed keyword ${error.keyword}`,
+      })));
+    }
+    return {
+      ok: false,
+      errors: errors.length ? errors : [{ path: "", msg: "document is invalid" }],
+    };
+  };
+}

@@ -1,0 +1,347 @@
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+/**
+ * The sandbox worker: the only code that touches files, processes and the network for a
+ * tool call. It runs with the Deno permissions its session was granted (read/write =
+ * the sandbox root, net = granted hosts, run = allowlisted executables, nothing else),
+ * so even a bug in the checks in front of it cannot read outside the root. It has no
+ * imports: a worker may not load modules from outside what it was granted.
+ *
+ * Protocol: `{seq, op, ...params}` in; `{seq, ok: true, value}` or
+ * `{seq, ok: false, code, message}` out; a spawn also sends `{seq, spawned: pid}` first.
+ */
+
+interface Reply {
+  seq: number;
+  ok: boolean;
+  value?: unknown;
+  code?: string;
+  message?: string;
+}
+
+class Refusal extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+const encoder = new TextEncoder();
+
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/** Defence in depth: the supervisor resolved the path; check again right before the IO. */
+function checkReal(root: string, path: string): void {
+  let real: string;
+  try {
+    real = Deno.realPathSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  if (!inside(root, real)) throw new Refusal("path_escape", "Path leaves the sandbox root");
+}
+
+/** Cuts UTF-8 bytes at `max` without splitting a character. */
+function cutUtf8(bytes: Uint8Array, max: number): Uint8Array {
+  if (bytes.length <= max) return bytes;
+  let end = max;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end);
+}
+
+async function readCapped(
+  reader: { read(buffer: Uint8Array): Promise<number | null> },
+  max: number,
+): Promise<{ bytes: Uint8Array; more: boolean }> {
+  const buffer = new Uint8Array(max + 4);
+  let length = 0;
+  while (length < buffer.length) {
+    const count = await reader.read(buffer.subarray(length));
+    if (count === null) return { bytes: buffer.subarray(0, length), more: false };
+    length += count;
+  }
+  return { bytes: buffer, more: true };
+}
+
+async function readText(params: { root: string; path: string; maxBytes: number }) {
+  checkReal(params.root, params.path);
+  const info = await Deno.lstat(params.path);
+  if (info.isDirectory) throw new Refusal("io_error", "Path is a folder, not a file");
+  if (!info.isFile) throw new Refusal("io_error", "Path is not a regular file");
+  using file = await Deno.open(params.path, { read: true });
+  const { bytes, more } = await readCapped(file, params.maxBytes);
+  const kept = cutUtf8(bytes, params.maxBytes);
+  const truncated = more || kept.length < bytes.length;
+  return {
+    text: new TextDecoder().decode(kept),
+    bytes: info.size,
+    truncated,
+  };
+}
+
+async function listDir(
+  params: { root: string; path: string; maxEntries: number; scanCap: number },
+) {
+  checkReal(params.root, params.path);
+  const info = await Deno.lstat(params.path);
+  if (!info.isDirectory) throw new Refusal("io_error", "Path is not a folder");
+  const names: { name: string; type: string }[] = [];
+  let scanned = 0;
+  for await (const entry of Deno.readDir(params.path)) {
+    if (++scanned > params.scanCap) break;
+    const type = entry.isSymlink
+      ? "symlink"
+      : entry.isDirectory
+      ? "dir"
+      : entry.isFile
+      ? "file"
+      : "other";
+    names.push({ name: entry.name, type });
+  }
+  names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const shown = names.slice(0, params.maxEntries);
+  const entries = [];
+  for (const entry of shown) {
+    if (entry.type !== "file") {
+      entries.push(entry);
+      continue;
+    }
+    const size = (await Deno.lstat(`${params.path}/${entry.name}`)).size;
+    entries.push({ ...entry, size });
+  }
+  return {
+    entries,
+    total: scanned > params.scanCap ? null : names.length,
+    truncated: names.length > shown.length || scanned > params.scanCap,
+  };
+}
+
+async function writeText(
+  params: { root: string; path: string; parent: string; text: string; overwrite: boolean },
+) {
+  checkReal(params.root, params.parent);
+  let existing: Deno.FileInfo | undefined;
+  try {
+    existing = await Deno.lstat(params.path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  if (existing?.isSymlink) {
+    throw new Refusal("path_escape", "Path is a symlink; it is never written through");
+  }
+  if (existing?.isDirectory) throw new Refusal("io_error", "Path is a folder");
+  if (existing && !params.overwrite) {
+    throw new Refusal("exists", "File exists (pass overwrite: true)");
+  }
+  await Deno.mkdir(params.parent, { recursive: true });
+  checkReal(params.root, params.parent);
+  const data = encoder.encode(params.text);
+  if (!existing) {
+    await Deno.writeFile(params.path, data, { createNew: true });
+  } else {
+    // Write beside, then rename: a reader never sees half a file, and rename replaces the
+    // entry itself, never what it might point to.
+    const temp = `${params.parent}/.syn-write-${crypto.randomUUID()}.tmp`;
+    try {
+      await Deno.writeFile(temp, data, { createNew: true });
+      await Deno.rename(temp, params.path);
+    } catch (error) {
+      await Deno.remove(temp).catch(() => {});
+      throw error;
+    }
+  }
+  return { bytes: data.length, created: !existing };
+}
+
+async function drain(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  onOverflow: () => void,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  let truncated = false;
+  for await (const chunk of stream) {
+    if (kept < max) {
+      const part = chunk.subarray(0, max - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (kept >= max && chunk.length > 0 && !truncated) {
+      truncated = true;
+      onOverflow();
+    }
+  }
+  const bytes = new Uint8Array(kept);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, truncated };
+}
+
+async function spawn(
+  seq: number,
+  params: {
+    argv: string[];
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+    maxOutputBytes: number;
+  },
+) {
+  const child = new Deno.Command(params.argv[0], {
+    args: params.argv.slice(1),
+    cwd: params.cwd,
+    clearEnv: true,
+    env: params.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    // Its own process group, so the supervisor can kill everything it started at once.
+    detached: true,
+  }).spawn();
+  self.postMessage({ seq, spawned: child.pid });
+  let timedOut = false;
+  let overflowed = false;
+  const kill = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, params.timeoutMs);
+  const overflow = () => {
+    overflowed = true;
+    kill();
+  };
+  const [stdout, stderr, status] = await Promise.all([
+    drain(child.stdout, params.maxOutputBytes, overflow),
+    drain(child.stderr, params.maxOutputBytes, overflow),
+    child.status,
+  ]);
+  clearTimeout(timer);
+  const decoder = new TextDecoder();
+  return {
+    exit_code: status.code,
+    signal: overflowed || timedOut ? null : status.signal,
+    stdout: decoder.decode(cutUtf8(stdout.bytes, params.maxOutputBytes)),
+    stderr: decoder.decode(cutUtf8(stderr.bytes, params.maxOutputBytes)),
+    truncated: stdout.truncated || stderr.truncated,
+    timed_out: timedOut,
+  };
+}
+
+async function fetchOnce(
+  params: { url: string; timeoutMs: number; maxBytes: number; headers: Record<string, string> },
+) {
+  const response = await fetch(params.url, {
+    redirect: "manual",
+    headers: params.headers,
+    signal: AbortSignal.timeout(params.timeoutMs),
+  });
+  const { bytes, more } = response.body
+    ? await readStream(response.body, params.maxBytes)
+    : { bytes: new Uint8Array(), more: false };
+  return {
+    status: response.status,
+    location: response.headers.get("location"),
+    content_type: response.headers.get("content-type"),
+    body: new TextDecoder().decode(cutUtf8(bytes, params.maxBytes)),
+    truncated: more,
+  };
+}
+
+async function readStream(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+): Promise<{ bytes: Uint8Array; more: boolean }> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let more = false;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    length += value.length;
+    if (length > max) {
+      more = true;
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes: bytes.subarray(0, Math.min(length, max + 4)), more };
+}
+
+/** Whether the permissions really bind: reading `/` and the environment must be refused. */
+function probe(): boolean {
+  for (const attempt of [() => Deno.readDirSync("/"), () => Deno.env.toObject()]) {
+    try {
+      attempt();
+      return false;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotCapable)) return false;
+    }
+  }
+  return true;
+}
+
+function failure(seq: number, error: unknown): Reply {
+  if (error instanceof Refusal) return { seq, ok: false, code: error.code, message: error.message };
+  if (error instanceof Deno.errors.NotCapable) {
+    return { seq, ok: false, code: "not_allowed", message: "Refused by the sandbox's permissions" };
+  }
+  if (error instanceof Deno.errors.NotFound) {
+    return { seq, ok: false, code: "not_found", message: "No such file or folder" };
+  }
+  if (error instanceof Deno.errors.AlreadyExists) {
+    return { seq, ok: false, code: "exists", message: "File exists (pass overwrite: true)" };
+  }
+  if (error instanceof DOMException && error.name === "TimeoutError") {
+    return { seq, ok: false, code: "timeout", message: "The request timed out" };
+  }
+  const name = error instanceof Error ? error.name : "Error";
+  const message = error instanceof Error ? error.message.slice(0, 300) : String(error);
+  return { seq, ok: false, code: "io_error", message: `${name}: ${message}` };
+}
+
+// deno-lint-ignore no-explicit-any
+type Params = any;
+
+const OPS: Record<string, (seq: number, params: Params) => Promise<unknown>> = {
+  read_text: (_seq, params) => readText(params),
+  list_dir: (_seq, params) => listDir(params),
+  write_text: (_seq, params) => writeText(params),
+  spawn: (seq, params) => spawn(seq, params),
+  fetch: (_seq, params) => fetchOnce(params),
+};
+
+self.onmessage = async (event: MessageEvent) => {
+  const { seq, op, params } = event.data as { seq: number; op: string; params: Params };
+  const run = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
+  if (!run) {
+    self.postMessage({ seq, ok: false, code: "io_error", message: `Unknown operation: ${op}` });
+    return;
+  }
+  try {
+    self.postMessage({ seq, ok: true, value: await run(seq, params) });
+  } catch (error) {
+    self.postMessage(failure(seq, error));
+  }
+};
+
+self.postMessage({ ready: true, enforced: probe() });

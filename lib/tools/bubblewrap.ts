@@ -1,0 +1,86 @@
+import { ToolFailure } from "./tool_failure.ts";
+
+/** Where bubblewrap is looked for. */
+export const BWRAP_PATHS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
+
+let detected: Promise<string | undefined> | undefined;
+
+/** The folders allowlisted programs need, bound read-only (their symlinks kept as symlinks). */
+const SYSTEM_FOLDERS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin"];
+
+/**
+ * The path of a bubblewrap that really isolates here (it runs `true` in a fresh
+ * namespace set once per process), or `undefined`. Containers without user namespaces
+ * make bwrap fail; then `shell.exec` runs with its argv checks only, and says so.
+ */
+export function bubblewrapPath(): Promise<string | undefined> {
+  detected ??= probe();
+  return detected;
+}
+
+/** True when `shell.exec` can run inside bubblewrap here. */
+export async function detectBubblewrap(): Promise<boolean> {
+  return (await bubblewrapPath()) !== undefined;
+}
+
+async function probe(): Promise<string | undefined> {
+  for (const path of BWRAP_PATHS) {
+    try {
+      if (!(await Deno.stat(path)).isFile) continue;
+      const argv = await bubblewrapArgv(path, "/", ["/bin/true"]);
+      const { success } = await new Deno.Command(argv[0], {
+        args: argv.slice(1),
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      if (success) return path;
+    } catch {
+      // not here, or not usable
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The argv that runs `command` (argv[0] absolute) inside bubblewrap: every namespace
+ * unshared (no network, own pids — killing bwrap ends everything inside), only the
+ * system folders read-only, the sandbox root read-write at its own path, a minimal
+ * /dev, no /etc, /home, /root, /tmp or /proc, an empty environment but PATH and LANG.
+ */
+export async function bubblewrapArgv(
+  bwrap: string,
+  root: string,
+  command: readonly string[],
+): Promise<string[]> {
+  if (!command[0]?.startsWith("/")) {
+    throw new ToolFailure("invalid_args", "bubblewrap needs an absolute program path");
+  }
+  const argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"];
+  for (const folder of SYSTEM_FOLDERS) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(folder);
+    } catch {
+      continue;
+    }
+    if (info.isSymlink) argv.push("--symlink", await Deno.readLink(folder), folder);
+    else if (info.isDirectory) argv.push("--ro-bind", folder, folder);
+  }
+  argv.push("--dev", "/dev");
+  if (root !== "/") argv.push("--bind", root, root);
+  argv.push(
+    "--chdir",
+    root,
+    "--clearenv",
+    "--setenv",
+    "PATH",
+    "/usr/bin:/bin",
+    "--setenv",
+    "LANG",
+    "C.UTF-8",
+  );
+  argv.push("--", ...command);
+  return argv;
+}

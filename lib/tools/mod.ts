@@ -1,0 +1,52 @@
+/**
+ * @module
+ * The tools an agent may call — `fs.read_text`, `fs.list_dir`, `fs.write_text`,
+ * `shell.exec`, `http.get`, and composite tools registered later — each call checked
+ * (arguments against their JSON Schema, capabilities, real paths, argv, hosts) and run in
+ * a sandbox whose Deno permissions hold only what the session was granted. Every call
+ * resolves to a tool result `{id, tool, ok, output, error}` and emits `tool_start` /
+ * `tool_done` trace events.
+ *
+ * ```ts
+ * import { ToolSession } from "./mod.ts";
+ * const root = await Deno.makeTempDir();
+ * using session = await ToolSession.open({ root });
+ * await session.call({ id: "t1", tool: "fs.write_text", args: { path: "a.txt", text: "hi" } });
+ * const result = await session.call({ id: "t2", tool: "fs.read_text", args: { path: "a.txt" } });
+ * // { id: "t2", tool: "fs.read_text", ok: true,
+ * //   output: { path: "a.txt", text: "hi", bytes: 2, truncated: false }, error: null }
+ * ```
+ */
+export type {
+  ToolCall,
+  ToolError,
+  ToolErrorCode,
+  ToolOutcome,
+  ToolResult,
+  ToolTraceEvent,
+  ToolTraceSink,
+} from "./types.ts";
+export { TOOL_ERROR_CODES } from "./types.ts";
+export { ToolFailure } from "./tool_failure.ts";
+export type { ToolContext, ToolDescriptor, ToolPolicy } from "./tool_descriptor.ts";
+export { argsValidator, ToolRegistry } from "./tool_registry.ts";
+export { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
+export { ToolSession, type ToolSessionOptions } from "./tool_session.ts";
+export {
+  applyCapabilityAction,
+  type CapabilityActionResult,
+  type CapabilityState,
+  grantCapability,
+  isCapability,
+  NO_CAPABILITIES,
+  normalizeCapability,
+  requestCapability,
+  revokeCapability,
+} from "./capabilities.ts";
+export { isInside, resolveInRoot } from "./resolve_in_root.ts";
+export { killGroup, Sandbox, type SandboxPermissions } from "./sandbox.ts";
+export type { CachedResponse, HttpCache } from "./http_cache_port.ts";
+export { DEFAULT_SHELL_ALLOW, REFUSED_PROGRAMS } from "./shell_exec.ts";
+export { classifyAddress } from "./_url_policy.ts";
+export { detectBubblewrap } from "./bubblewrap.ts";
+export { openHttpCache } from "./sqlite_http_cache.ts";

@@ -1,0 +1,196 @@
+import { ToolFailure } from "./tool_failure.ts";
+import type { ToolErrorCode } from "./types.ts";
+
+/** What a sandbox may touch; everything not named here is denied. */
+export interface SandboxPermissions {
+  /** The sandbox root, a real absolute path: read and write are scoped to it. */
+  root: string;
+  /** Hosts the network is open to (as Deno matches them: by name as written), or `true` for all. */
+  net: readonly string[] | true;
+  /** Absolute paths of the executables it may start. */
+  run: readonly string[];
+}
+
+/** Options of one request to the worker. */
+export interface SandboxRequestOptions {
+  /** Hard deadline: past it the worker and anything it started are killed. */
+  timeoutMs: number;
+  /** Told the process id of a child the worker started (the leader of its own group). */
+  onSpawn?: (pid: number) => void;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+const WORKER_URL = new URL("./_sandbox_worker.ts", import.meta.url);
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  onSpawn?: (pid: number) => void;
+  pid?: number;
+}
+
+/** A stable key: a session reuses its warm sandbox until this changes. */
+export function permissionsKey(permissions: SandboxPermissions): string {
+  const net = permissions.net === true ? true : [...permissions.net].sort();
+  return JSON.stringify([permissions.root, net, [...permissions.run].sort()]);
+}
+
+/**
+ * A worker that holds exactly the session's Deno permissions (read/write = the root, net
+ * = granted hosts, run = allowlisted executables; env, sys, ffi, import denied; never
+ * prompting). Requests are posted to it; a request past its deadline, or a worker that
+ * dies, fails as a `ToolFailure` and the sandbox is marked dead — the caller's session
+ * starts a new one. A sandbox starts only after the worker proved its permissions bind.
+ */
+export class Sandbox {
+  readonly key: string;
+  #worker: Worker;
+  #pending = new Map<number, Pending>();
+  #seq = 0;
+  #dead = false;
+
+  private constructor(worker: Worker, key: string) {
+    this.#worker = worker;
+    this.key = key;
+  }
+
+  /** Starts a worker with these permissions and waits until it has checked them. */
+  static async start(permissions: SandboxPermissions): Promise<Sandbox> {
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_URL, {
+        type: "module",
+        name: "syn-sandbox",
+        deno: {
+          permissions: {
+            read: [permissions.root],
+            write: [permissions.root],
+            net: permissions.net === true ? true : [...permissions.net],
+            run: [...permissions.run],
+            env: false,
+            sys: false,
+            ffi: false,
+            import: false,
+          },
+        },
+      });
+    } catch (error) {
+      throw new ToolFailure("sandbox_unavailable", `Cannot start the sandbox: ${String(error)}`);
+    }
+    const sandbox = new Sandbox(worker, permissionsKey(permissions));
+    await sandbox.#ready();
+    return sandbox;
+  }
+
+  #ready(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const fail = (message: string) => {
+        clearTimeout(timer);
+        this.close();
+        reject(new ToolFailure("sandbox_unavailable", message));
+      };
+      const timer = setTimeout(() => fail("The sandbox did not start in time"), READY_TIMEOUT_MS);
+      this.#worker.onerror = (event) => {
+        event.preventDefault();
+        fail(`The sandbox failed to start: ${event.message}`);
+      };
+      this.#worker.onmessage = (event) => {
+        clearTimeout(timer);
+        const data = event.data as { ready?: boolean; enforced?: boolean };
+        if (!data.ready || !data.enforced) {
+          return fail("The sandbox's permissions are not enforced here; refusing to run tools");
+        }
+        this.#worker.onmessage = (message) => this.#onMessage(message.data);
+        this.#worker.onerror = (error) => {
+          error.preventDefault();
+          this.#die("io_error", `The sandbox worker died: ${error.message}`);
+        };
+        resolve();
+      };
+    });
+  }
+
+  /** True once the worker was killed or died; a dead sandbox refuses every request. */
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  /** Runs one operation in the worker. Rejects with `ToolFailure` only. */
+  request(op: string, params: unknown, options: SandboxRequestOptions): Promise<unknown> {
+    if (this.#dead) {
+      return Promise.reject(new ToolFailure("sandbox_unavailable", "The sandbox is closed"));
+    }
+    const seq = ++this.#seq;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#die("timeout", `The call took longer than ${Math.round(options.timeoutMs)} ms`);
+      }, options.timeoutMs);
+      this.#pending.set(seq, {
+        onSpawn: options.onSpawn,
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.#worker.postMessage({ seq, op, params });
+    });
+  }
+
+  #onMessage(
+    data: {
+      seq: number;
+      ok?: boolean;
+      value?: unknown;
+      code?: string;
+      message?: string;
+      spawned?: number;
+    },
+  ) {
+    const pending = this.#pending.get(data.seq);
+    if (!pending) return;
+    if (typeof data.spawned === "number") {
+      pending.pid = data.spawned;
+      pending.onSpawn?.(data.spawned);
+      return;
+    }
+    this.#pending.delete(data.seq);
+    if (data.ok) pending.resolve(data.value);
+    else {pending.reject(
+        new ToolFailure((data.code ?? "io_error") as ToolErrorCode, data.message ?? "failed"),
+      );}
+  }
+
+  /** Kills the worker and every process group it started; fails what is still pending. */
+  #die(code: ToolErrorCode, message: string): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    for (const pending of this.#pending.values()) {
+      if (pending.pid !== undefined) killGroup(pending.pid);
+      pending.reject(new ToolFailure(code, message));
+    }
+    this.#pending.clear();
+    this.#worker.terminate();
+  }
+
+  /** Stops the worker (and kills what it started). Safe to call twice. */
+  close(): void {
+    this.#die("sandbox_unavailable", "The sandbox was closed");
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+/** SIGKILL to a whole process group (the worker starts each child as a group leader). */
+export function killGroup(pid: number): void {
+  try {
+    Deno.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,62 @@
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import type { HttpCache } from "./http_cache_port.ts";
+
+/** How long an answer stays fresh by default: 15 minutes. */
+export const DEFAULT_HTTP_CACHE_TTL_MS = 15 * 60 * 1000;
+
+/**
+ * The `http.get` cache (Spectator §4): `<stateDir>/http_cache.sqlite`, WAL, one row per
+ * full URL (its WHATWG form, so `/a` and `/a?x` and `/A` are different keys), fresh for
+ * `ttlMs`. Only what the tool returns is stored — never a request header. Statements are
+ * fixed text with bound parameters; nothing from outside becomes SQL.
+ */
+export function openHttpCache(stateDir: string, options: { ttlMs?: number } = {}): HttpCache {
+  Deno.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const db = new DatabaseSync(join(stateDir, "http_cache.sqlite"));
+  db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;");
+  db.exec(`CREATE TABLE IF NOT EXISTS http_cache (
+    url TEXT PRIMARY KEY, final_url TEXT NOT NULL, status INTEGER NOT NULL, content_type TEXT,
+    body TEXT NOT NULL, truncated INTEGER NOT NULL, stored_at INTEGER NOT NULL)`);
+  const ttlMs = options.ttlMs ?? DEFAULT_HTTP_CACHE_TTL_MS;
+  const select = db.prepare(
+    "SELECT url, final_url, status, content_type, body, truncated, stored_at FROM http_cache WHERE url = ?",
+  );
+  const upsert = db.prepare(
+    `INSERT INTO http_cache (url, final_url, status, content_type, body, truncated, stored_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET final_url = excluded.final_url,
+    status = excluded.status, content_type = excluded.content_type, body = excluded.body,
+    truncated = excluded.truncated, stored_at = excluded.stored_at`,
+  );
+  return {
+    get(url, now) {
+      const row = select.get(url) as Record<string, unknown> | undefined;
+      if (!row || now - Number(row.stored_at) > ttlMs || now < Number(row.stored_at) - 60_000) {
+        return undefined;
+      }
+      return {
+        url: String(row.url),
+        final_url: String(row.final_url),
+        status: Number(row.status),
+        content_type: row.content_type === null ? null : String(row.content_type),
+        body: String(row.body),
+        truncated: Boolean(row.truncated),
+        stored_at: Number(row.stored_at),
+      };
+    },
+    put(entry) {
+      upsert.run(
+        entry.url,
+        entry.final_url,
+        entry.status,
+        entry.content_type,
+        entry.body,
+        entry.truncated ? 1 : 0,
+        entry.stored_at,
+      );
+    },
+    close() {
+      db.close();
+    },
+  };
+}

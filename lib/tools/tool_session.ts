@@ -1,0 +1,376 @@
+import { errorMessage, redactText, redactValue, SynError } from "../core/mod.ts";
+import { detectBubblewrap } from "./bubblewrap.ts";
+import { sandboxNetHosts, systemResolveHost } from "./_url_policy.ts";
+import { baselineRegistry } from "./baseline_tools.ts";
+import {
+  type CapabilityState,
+  grantCapability,
+  NO_CAPABILITIES,
+  revokeCapability,
+} from "./capabilities.ts";
+import { openHttpCache } from "./sqlite_http_cache.ts";
+import type { HttpCache } from "./http_cache_port.ts";
+import { permissionsKey, Sandbox, type SandboxPermissions } from "./sandbox.ts";
+import { DEFAULT_SHELL_ALLOW, shellRunPermissions } from "./shell_exec.ts";
+import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
+import { ToolFailure } from "./tool_failure.ts";
+import { argsValidator, type ToolRegistry } from "./tool_registry.ts";
+import type { ToolError, ToolOutcome, ToolResult, ToolTraceSink } from "./types.ts";
+
+/** How a session is set up. Only `root` is required. */
+export interface ToolSessionOptions {
+  /** The sandbox root: an existing folder (not `/`). */
+  root: string;
+  /** Capabilities granted at the start (`net`, `net:<host>`). */
+  granted?: readonly string[];
+  /** The global network allowlist; empty: none. */
+  allowHosts?: readonly string[];
+  /** Executables added to the default `shell.exec` allowlist. */
+  shellAllow?: readonly string[];
+  /** `"auto"` (default): use bubblewrap for `shell.exec` where it works; `"off"`: never. */
+  bubblewrap?: "auto" | "off";
+  /** Where the http cache lives; without one, nothing is cached. */
+  stateDir?: string;
+  /** `false` turns the http cache off (`--no-cache`). */
+  cache?: boolean;
+  /** Where `tool_start` / `tool_done` events go. */
+  trace?: ToolTraceSink;
+  /** The id carried by every trace event. */
+  sessionId?: string;
+  /** The longest any call may take, in ms; lowers a tool's own deadline. */
+  maxTimeoutMs?: number;
+  /** Deadline of a call whose tool names none, in ms (default 30 s). */
+  defaultTimeoutMs?: number;
+  /** The tools offered (default: the five baseline tools). */
+  registry?: ToolRegistry;
+  /** Secret values masked in trace events. */
+  secrets?: readonly string[];
+  resolveHost?: (hostname: string) => Promise<string[]>;
+  now?: () => number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** Time the supervisor gives a call past its own deadline before recycling the sandbox. */
+const GRACE_MS = 2_000;
+const SUMMARY_CHARS = 500;
+
+/**
+ * One agent session's tool layer: a registry, the session's capabilities, and a warm
+ * sandbox holding exactly the permissions they imply (rebuilt when they change). `call`
+ * runs one tool call — shape and argument checks, capability and path checks, the
+ * sandboxed work, traces — and always resolves to a `ToolResult`: a refusal, a crash, a
+ * hang or a dead worker is `ok: false` with `error: {code, message}`. Calls run one at a
+ * time, in the order they were made.
+ */
+export class ToolSession {
+  readonly registry: ToolRegistry;
+  readonly sessionId: string;
+  #options: ToolSessionOptions;
+  #root: string;
+  #capabilities: CapabilityState;
+  #bubblewrap: boolean;
+  #sandbox?: Sandbox;
+  #httpCache?: HttpCache;
+  #queue: Promise<unknown> = Promise.resolve();
+  /** Resolved executables per allowlist: resolving them costs ~26 file lookups. */
+  #runPermissions = new Map<string, Promise<string[]>>();
+  #closed = false;
+
+  private constructor(
+    options: ToolSessionOptions,
+    root: string,
+    registry: ToolRegistry,
+    bubblewrap: boolean,
+  ) {
+    this.#options = options;
+    this.#root = root;
+    this.registry = registry;
+    this.#bubblewrap = bubblewrap;
+    this.sessionId = options.sessionId ?? crypto.randomUUID();
+    let capabilities = NO_CAPABILITIES;
+    for (const cap of options.granted ?? []) capabilities = grantCapability(capabilities, cap);
+    this.#capabilities = capabilities;
+  }
+
+  /** Checks the root and prepares the registry; the sandbox starts at the first call. */
+  static async open(options: ToolSessionOptions): Promise<ToolSession> {
+    const root = await realRoot(options.root);
+    const registry = options.registry ?? await baselineRegistry();
+    const bubblewrap = options.bubblewrap === "off" ? false : await detectBubblewrap();
+    return new ToolSession(options, root, registry, bubblewrap);
+  }
+
+  /** The sandbox root (a real path). */
+  get root(): string {
+    return this.#root;
+  }
+
+  /** Whether `shell.exec` runs inside bubblewrap in this session. */
+  get bubblewrap(): boolean {
+    return this.#bubblewrap;
+  }
+
+  get capabilities(): CapabilityState {
+    return this.#capabilities;
+  }
+
+  /** Replaces the capability lists (the chat state changed them); the next call sees them. */
+  setCapabilities(state: CapabilityState): void {
+    this.#capabilities = state;
+  }
+
+  grant(capability: string): void {
+    this.#capabilities = grantCapability(this.#capabilities, capability);
+  }
+
+  revoke(capability: string): void {
+    this.#capabilities = revokeCapability(this.#capabilities, capability);
+  }
+
+  /** What the session allows right now. */
+  policy(): ToolPolicy {
+    return {
+      root: this.#root,
+      granted: this.#capabilities.capabilities_granted,
+      allowHosts: this.#options.allowHosts ?? [],
+      shellAllow: [...new Set([...DEFAULT_SHELL_ALLOW, ...(this.#options.shellAllow ?? [])])],
+      bubblewrap: this.#bubblewrap,
+    };
+  }
+
+  /** Runs one call after the ones already made. Never rejects. */
+  call(call: unknown): Promise<ToolResult> {
+    const next = this.#queue.then(() => this.#run(call));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  /** Runs calls in order; each result in the same position. */
+  async callAll(calls: readonly unknown[]): Promise<ToolResult[]> {
+    const results: ToolResult[] = [];
+    for (const call of calls) results.push(await this.call(call));
+    return results;
+  }
+
+  async #run(raw: unknown): Promise<ToolResult> {
+    const started = performance.now();
+    const eventId = crypto.randomUUID();
+    const call = callShape(raw);
+    await this.#emit("tool_start", {
+      event_id: eventId,
+      session_id: this.sessionId,
+      call_id: call.id,
+      tool_id: call.tool,
+      input_params: this.#redact(call.args),
+    });
+    let result: ToolResult;
+    try {
+      const output = await this.#execute(call);
+      result = { id: call.id, tool: call.tool, ok: true, output, error: null };
+    } catch (error) {
+      result = { id: call.id, tool: call.tool, ok: false, output: null, error: toToolError(error) };
+    }
+    await this.#emit("tool_done", {
+      event_id: eventId,
+      session_id: this.sessionId,
+      call_id: call.id,
+      tool_id: call.tool,
+      input_params: this.#redact(call.args),
+      output_summary: this.#summary(result),
+      outcome: outcomeOf(result),
+      error_code: result.error?.code ?? null,
+      latency_ms: Math.max(0, Math.round(performance.now() - started)),
+    });
+    return result;
+  }
+
+  async #execute(call: ShapedCall): Promise<unknown> {
+    if (this.#closed) throw new ToolFailure("sandbox_unavailable", "The tool session is closed");
+    if (call.problem) throw new ToolFailure("invalid_args", call.problem);
+    const descriptor = this.registry.get(call.tool);
+    if (!descriptor) throw new ToolFailure("unknown_tool", `Unknown tool: ${call.tool}`);
+    const args = withDefaults(descriptor.argsSchema, call.args);
+    const verdict = (await argsValidator(descriptor))(args);
+    if (!verdict.ok) {
+      const first = verdict.errors.slice(0, 3).map((issue) => `${issue.path || "/"}: ${issue.msg}`);
+      throw new ToolFailure("invalid_args", `Invalid args for ${call.tool}: ${first.join("; ")}`);
+    }
+    const own = descriptor.timeoutMs?.(args) ?? this.#options.defaultTimeoutMs ??
+      DEFAULT_TIMEOUT_MS;
+    const timeoutMs = Math.min(own, this.#options.maxTimeoutMs ?? own);
+    const context = await this.#context(timeoutMs);
+    return await withDeadline(descriptor.run(args, context), timeoutMs + GRACE_MS, () => {
+      context.sandbox.close();
+    });
+  }
+
+  async #context(timeoutMs: number): Promise<ToolContext> {
+    const policy = this.policy();
+    const openCache = () => this.#openCache();
+    return {
+      policy,
+      sandbox: await this.#warmSandbox(policy),
+      timeoutMs,
+      get httpCache() {
+        return openCache();
+      },
+      resolveHost: this.#options.resolveHost ?? systemResolveHost,
+      now: this.#options.now ?? Date.now,
+      callTool: (tool, args) => this.#run({ id: crypto.randomUUID(), tool, args }),
+    };
+  }
+
+  /** The warm sandbox, or a new one when the permissions changed or the old one died. */
+  async #warmSandbox(policy: ToolPolicy): Promise<Sandbox> {
+    const runKey = JSON.stringify([policy.bubblewrap, policy.shellAllow]);
+    let run = this.#runPermissions.get(runKey);
+    if (!run) {
+      run = shellRunPermissions(policy);
+      this.#runPermissions.set(runKey, run);
+    }
+    const permissions: SandboxPermissions = {
+      root: policy.root,
+      net: sandboxNetHosts(policy),
+      run: await run,
+    };
+    const current = this.#sandbox;
+    if (current && !current.dead && current.key === permissionsKey(permissions)) return current;
+    current?.close();
+    this.#sandbox = await Sandbox.start(permissions);
+    return this.#sandbox;
+  }
+
+  /** The http cache, opened at the first call that may use it (so fs calls create no state). */
+  #openCache(): HttpCache | undefined {
+    const { stateDir, cache } = this.#options;
+    if (!stateDir || cache === false) return undefined;
+    this.#httpCache ??= openHttpCache(stateDir);
+    return this.#httpCache;
+  }
+
+  #redact<T>(value: T): T {
+    return redactValue(value, this.#options.secrets ?? []);
+  }
+
+  #summary(result: ToolResult): string {
+    const text = JSON.stringify(result.ok ? result.output : result.error) ?? "null";
+    const cut = text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text;
+    return redactText(cut, this.#options.secrets ?? []);
+  }
+
+  async #emit(kind: "tool_start" | "tool_done", data: Record<string, unknown>): Promise<void> {
+    const sink = this.#options.trace;
+    if (!sink) return;
+    const nowMs = (this.#options.now ?? Date.now)();
+    try {
+      await sink({ ts: nowMs / 1000, kind, data: { ...data, ts: new Date(nowMs).toISOString() } });
+    } catch {
+      // A failing trace sink must not fail the call.
+    }
+  }
+
+  /** Stops the sandbox (killing anything it runs) and closes the http cache. */
+  close(): void {
+    this.#closed = true;
+    this.#sandbox?.close();
+    this.#sandbox = undefined;
+    this.#httpCache?.close();
+    this.#httpCache = undefined;
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+interface ShapedCall {
+  id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  problem?: string;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A call as written by a model: every field checked, nothing trusted. */
+function callShape(raw: unknown): ShapedCall {
+  if (!isPlainObject(raw)) {
+    return { id: "", tool: "", args: {}, problem: "A tool call must be an object" };
+  }
+  const id = typeof raw.id === "string" ? raw.id.slice(0, 256) : "";
+  const tool = typeof raw.tool === "string" ? raw.tool.slice(0, 256) : "";
+  const args = isPlainObject(raw.args) ? raw.args : {};
+  if (typeof raw.id !== "string" || raw.id.length === 0) {
+    return { id, tool, args, problem: "A tool call needs a non-empty string id" };
+  }
+  if (typeof raw.tool !== "string" || raw.tool.length === 0) {
+    return { id, tool, args, problem: "A tool call needs a tool name" };
+  }
+  if (!isPlainObject(raw.args)) return { id, tool, args, problem: "args must be a JSON object" };
+  return { id, tool, args };
+}
+
+/** Top-level `default`s of the schema's properties, for keys the call left out. */
+function withDefaults(schema: Record<string, unknown>, args: Record<string, unknown>) {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(args)) {
+    Object.defineProperty(copy, key, {
+      value: args[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  for (const [key, property] of Object.entries(properties)) {
+    if (
+      !Object.hasOwn(copy, key) && isPlainObject(property) && Object.hasOwn(property, "default")
+    ) {
+      copy[key] = structuredClone(property.default);
+    }
+  }
+  return copy;
+}
+
+function toToolError(error: unknown): ToolError {
+  if (error instanceof ToolFailure) return { code: error.code, message: error.message };
+  return { code: "io_error", message: `The tool failed: ${errorMessage(error).slice(0, 300)}` };
+}
+
+function outcomeOf(result: ToolResult): ToolOutcome {
+  if (result.ok) return "SUCCESS";
+  return result.error?.code === "timeout" ? "TIMEOUT" : "FAILURE";
+}
+
+/** Resolves with `promise`, or fails with `timeout` (after `onExpire`) once `ms` pass. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onExpire();
+      reject(new ToolFailure("timeout", `The call took longer than ${Math.round(ms)} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function realRoot(root: string): Promise<string> {
+  let real: string;
+  try {
+    real = await Deno.realPath(root);
+  } catch {
+    throw new SynError("invalid_root", `Sandbox root does not exist: ${root}`);
+  }
+  const info = await Deno.stat(real);
+  if (!info.isDirectory) {
+    throw new SynError("invalid_root", `Sandbox root is not a folder: ${root}`);
+  }
+  if (real === "/") throw new SynError("invalid_root", "The sandbox root cannot be /");
+  return real;
+}
