@@ -1,0 +1,453 @@
+import { sha256Hex } from "../core/mod.ts";
+import type { ChatMessage as LlmMessage, LanguageModel } from "../llm/mod.ts";
+import type { ToolSession } from "../tools/mod.ts";
+import type { ChatErrorCode } from "./chat_event.ts";
+import { type BudgetTier, type ChatFluxConfig, entropyForTier } from "./chat_flux_config.ts";
+import {
+  applyNotesPatch,
+  type ChatState,
+  type NotesPatch,
+  parseNotesPatch,
+  runNotesActions,
+} from "./chat_state.ts";
+import { type Checkpoint, condense, newCheckpoint, type StoredMessage } from "./checkpoint.ts";
+import type { CheckpointStore } from "./checkpoint_store.ts";
+import { dialogue, type DialogueEvent, toolMessage } from "./dialogue.ts";
+import { EntropyBucket } from "./entropy_bucket.ts";
+import {
+  checkCitations,
+  type MemoryHit,
+  type MemoryStore,
+  retrievedMemoryBlock,
+} from "./memory_store.ts";
+import { ReplyBuffer } from "./reply_buffer.ts";
+import { createTurn, type Turn } from "./turn.ts";
+
+/** Dialogue modes a message may ask for (K-gent API §3); each is a DIALOGUE-tier reply. */
+export const DIALOGUE_MODES = ["reflect", "advise", "challenge", "explore"] as const;
+
+/** A trace line sink: `{ts, kind, data}` (Spectator §6). */
+export type TraceWriter = (
+  event: { ts: number; kind: string; data: Record<string, unknown> },
+) => void;
+
+export interface ChatSessionOptions {
+  id: string;
+  agent?: string;
+  model: LanguageModel;
+  /** The template backend, used when `model` is unavailable. */
+  fallback: LanguageModel;
+  tools?: ToolSession;
+  store?: CheckpointStore;
+  memory?: MemoryStore;
+  trace?: TraceWriter;
+  config: ChatFluxConfig;
+  /** Write chat content into traces (`--log-content`); off: ids, counts and timings only. */
+  logContent?: boolean;
+  /** Seconds for an empty entropy bucket to fill again (default 60). */
+  refillSeconds?: number;
+  maxToolRounds?: number;
+  now?: () => number;
+}
+
+/** A message that starts a reply, already checked by the caller. */
+export interface IncomingMessage {
+  content: string;
+  mode: string;
+  correlation_id: string;
+}
+
+/** Why a message was refused before any reply started (one `error`, no `done`). */
+export interface Refusal {
+  code: ChatErrorCode;
+  message: string;
+  retry_after_seconds?: number;
+}
+
+/**
+ * One conversation: its checkpoint, its entropy budget, its tool session and the reply
+ * buffers of every message (kept so a reconnecting client can resume). A reply runs to its
+ * end whether or not anyone listens; only `stop` cancels it.
+ */
+export class ChatSession {
+  readonly id: string;
+  readonly bucket: EntropyBucket;
+  #options: ChatSessionOptions;
+  #checkpoint: Checkpoint;
+  #replies = new Map<string, ReplyBuffer>();
+  #queue: Promise<unknown> = Promise.resolve();
+  #lastActive: number;
+
+  private constructor(options: ChatSessionOptions, checkpoint: Checkpoint) {
+    this.id = options.id;
+    this.#options = options;
+    this.#checkpoint = checkpoint;
+    const now = options.now ?? Date.now;
+    this.#lastActive = now();
+    this.bucket = new EntropyBucket(options.config.entropy_budget, {
+      refillSeconds: options.refillSeconds,
+      now,
+    });
+    options.tools?.setCapabilities(checkpoint.state);
+  }
+
+  /** Opens a session from its checkpoint (history included), or a new one. */
+  static async open(options: ChatSessionOptions): Promise<ChatSession> {
+    const now = (options.now ?? Date.now)();
+    const stored = await options.store?.load(options.id);
+    return new ChatSession(options, stored ?? newCheckpoint(options.id, now / 1000));
+  }
+
+  get checkpoint(): Checkpoint {
+    return this.#checkpoint;
+  }
+
+  get lastActive(): number {
+    return this.#lastActive;
+  }
+
+  /** The reply of a correlation id (for `resume`). */
+  reply(correlationId: string): ReplyBuffer | undefined {
+    return this.#replies.get(correlationId);
+  }
+
+  /** Stops a running reply; false when there is none or it already ended. */
+  stop(correlationId: string): boolean {
+    const reply = this.#replies.get(correlationId);
+    if (!reply || reply.done) return false;
+    reply.abort.abort(new DOMException("stopped by the user", "AbortError"));
+    return true;
+  }
+
+  /** Replaces the state (a `/grant`, `/revoke`) and persists it. */
+  async updateState(change: (state: ChatState) => ChatState): Promise<void> {
+    await this.#serial(async () => {
+      this.#checkpoint = { ...this.#checkpoint, state: change(this.#checkpoint.state) };
+      this.#options.tools?.setCapabilities(this.#checkpoint.state);
+      await this.#save();
+    });
+  }
+
+  /** Condenses now (`/condense`) and persists. */
+  async condenseNow(): Promise<void> {
+    await this.#serial(async () => {
+      this.#checkpoint = condense(this.#checkpoint, "condense_now");
+      await this.#save();
+    });
+  }
+
+  /** Writes the checkpoint now (`/checkpoint`); returns its revision. */
+  async checkpointNow(): Promise<number> {
+    await this.#serial(() => this.#save());
+    return this.#checkpoint.revision;
+  }
+
+  /**
+   * Starts a reply, or refuses the message before it starts (a duplicate correlation id,
+   * an unknown mode, an empty budget). The returned buffer fills as the reply runs.
+   */
+  start(message: IncomingMessage): ReplyBuffer | Refusal {
+    const now = this.#now();
+    this.#lastActive = now;
+    if (this.#replies.has(message.correlation_id)) {
+      return {
+        code: "INVALID_MESSAGE",
+        message: "correlation_id was already used in this session",
+      };
+    }
+    if (!(DIALOGUE_MODES as readonly string[]).includes(message.mode)) {
+      return {
+        code: "INVALID_MESSAGE",
+        message: `Unknown mode: ${message.mode.slice(0, 40)} (use ${DIALOGUE_MODES.join(", ")})`,
+      };
+    }
+    const tier = this.#affordableTier();
+    if (!tier) {
+      const retry = this.bucket.retryAfterSeconds(entropyForTier("WHISPER"));
+      return {
+        code: "RATE_LIMITED",
+        message: "Token budget exhausted",
+        retry_after_seconds: retry,
+      };
+    }
+    this.bucket.trySpend(entropyForTier(tier));
+    const buffer = new ReplyBuffer(message.correlation_id, this.#options.now ?? Date.now);
+    this.#replies.set(message.correlation_id, buffer);
+    void this.#serial(() => this.#run(buffer, message, tier)).catch((error) => {
+      if (!buffer.done) {
+        buffer.emit("error", {
+          code: "LLM_UNAVAILABLE",
+          message: `The reply failed: ${String(error).slice(0, 200)}`,
+        });
+        buffer.emit("done", { total_chunks: 0 });
+      }
+    });
+    return buffer;
+  }
+
+  #affordableTier(): BudgetTier | undefined {
+    const available = this.bucket.available();
+    if (entropyForTier("DIALOGUE") <= available + 1e-12) return "DIALOGUE";
+    if (entropyForTier("WHISPER") <= available + 1e-12) return "WHISPER";
+    return undefined;
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  #trace(kind: string, data: Record<string, unknown>): void {
+    try {
+      this.#options.trace?.({
+        ts: this.#now() / 1000,
+        kind,
+        data: { session_id: this.id, ...data },
+      });
+    } catch {
+      // Tracing never breaks a reply.
+    }
+  }
+
+  #append(role: StoredMessage["role"], content: string): void {
+    const last = this.#checkpoint.recent_messages.at(-1)?.timestamp ?? 0;
+    // ChatMessage law: timestamps increase within a session, even within one clock tick.
+    const timestamp = Math.max(this.#now() / 1000, last + 1e-6);
+    this.#checkpoint = {
+      ...this.#checkpoint,
+      recent_messages: [...this.#checkpoint.recent_messages, { role, content, timestamp }],
+    };
+  }
+
+  async #run(buffer: ReplyBuffer, message: IncomingMessage, tier: BudgetTier): Promise<void> {
+    const options = this.#options;
+    const hits = this.#retrieve(message.content);
+    const history = this.#history();
+    this.#append("user", message.content);
+    const statePre = stateHash(this.#checkpoint.state);
+    const chunks = new ChunkCoalescer(buffer, options.config.buffer_chunks);
+    let done: Extract<DialogueEvent, { type: "done" }> | undefined;
+    const toolLines: string[] = [];
+    for await (
+      const event of dialogue({
+        system: this.#systemPrompt(hits),
+        messages: [...history, { role: "user", content: message.content }],
+        tier,
+        signal: buffer.abort.signal,
+        timeoutMs: options.config.stream_timeout * 1000,
+      }, {
+        model: options.model,
+        fallback: options.fallback,
+        tools: options.tools ? (calls) => options.tools!.callAll(calls) : undefined,
+        maxToolRounds: options.maxToolRounds,
+        trace: (kind, data) =>
+          this.#trace(kind, { correlation_id: message.correlation_id, ...data }),
+      })
+    ) {
+      if (event.type === "text") chunks.add(event.text);
+      else if (event.type === "tool_call") chunks.side({ tool_call: event.call });
+      else if (event.type === "tool_result") {
+        chunks.side({ tool_result: event.result });
+        toolLines.push(JSON.stringify(event.result));
+      } else if (event.type === "notes") {
+        await this.#applyNotes(event.payload, event.problems, message.correlation_id);
+      } else if (event.type === "error") {
+        chunks.flush(false);
+        buffer.emit("error", { code: event.code, message: event.message });
+      } else done = event;
+    }
+    chunks.flush(true);
+    const content = done?.content ?? "";
+    if (toolLines.length) this.#append("tool", toolMessage(toolLines));
+    if (content.trim()) this.#append("assistant", content);
+    const turn = createTurn({
+      content,
+      source: `${options.agent ?? "kgent"}-soul`,
+      turn_type: "SPEECH",
+      state_hash_pre: statePre,
+      state_hash_post: stateHash(this.#checkpoint.state),
+      confidence: done?.fallback ? 0.1 : 0.95,
+      entropy_cost: done?.entropyCost ?? 0,
+      timestamp: this.#now() / 1000,
+    });
+    this.#checkCitations(content, hits, message.correlation_id);
+    buffer.emit("message", {
+      content,
+      turn_id: turn.id,
+      mode: message.mode,
+      tokens_used: done?.tokensUsed ?? 0,
+      entropy_cost: turn.entropy_cost,
+    });
+    await this.#remember(message.content, turn);
+    this.#checkpoint = condense(this.#checkpoint, "condense_smart");
+    this.#checkpoint = {
+      ...this.#checkpoint,
+      trace_tail: [...this.#checkpoint.trace_tail, turn.id].slice(-20),
+    };
+    await this.#save().catch((error) =>
+      this.#trace("checkpoint_error", { message: String(error).slice(0, 200) })
+    );
+    buffer.emit("done", { total_chunks: chunks.sent, ...(done?.stopped ? { stopped: true } : {}) });
+  }
+
+  /** The stored conversation as model messages; tool results travel as user turns. */
+  #history(): LlmMessage[] {
+    return this.#checkpoint.recent_messages.map((stored) => ({
+      role: stored.role === "tool" ? "user" : stored.role,
+      content: stored.content,
+    }));
+  }
+
+  #retrieve(query: string): MemoryHit[] {
+    const memory = this.#options.memory;
+    if (!memory) return [];
+    const hits = memory.search(query, 5);
+    this.#trace("retrieval", { hits: hits.length, ids: hits.map((hit) => hit.id) });
+    return hits;
+  }
+
+  #checkCitations(content: string, hits: MemoryHit[], correlationId: string): void {
+    const citations = checkCitations(content, new Set(hits.map((hit) => hit.id)));
+    const unknown = citations.filter((citation) => !citation.valid).map((citation) => citation.id);
+    if (citations.length) {
+      this.#trace("citations", {
+        correlation_id: correlationId,
+        cited: citations.length,
+        not_retrieved: unknown,
+      });
+    }
+  }
+
+  async #remember(userText: string, turn: Turn): Promise<void> {
+    const memory = this.#options.memory;
+    if (!memory || !turn.content.trim()) return;
+    await memory.add({
+      session_id: this.id,
+      kind: "turn",
+      text: `${userText}\n${turn.content}`,
+      ts: turn.timestamp,
+    });
+  }
+
+  #applyNotes(payload: unknown, problems: string[], correlationId: string): void {
+    const parsed: { patch: NotesPatch; problems: string[] } = payload === undefined
+      ? { patch: {}, problems: [] }
+      : parseNotesPatch(payload);
+    const all = [...problems, ...parsed.problems];
+    const content = this.#options.logContent ? { patch: parsed.patch } : {};
+    this.#trace("notes_patch", {
+      correlation_id: correlationId,
+      keys: Object.keys(parsed.patch),
+      problems: all,
+      ...content,
+    });
+    let state = applyNotesPatch(this.#checkpoint.state, parsed.patch);
+    const actions = runNotesActions(state, parsed.patch.actions ?? []);
+    state = actions.state;
+    this.#checkpoint = { ...this.#checkpoint, state };
+    for (const mode of actions.condense) this.#checkpoint = condense(this.#checkpoint, mode);
+    this.#options.tools?.setCapabilities(state);
+    if (actions.outcomes.length) {
+      this.#trace("actions", { correlation_id: correlationId, actions: actions.outcomes });
+    }
+  }
+
+  async #save(): Promise<void> {
+    const store = this.#options.store;
+    if (!store) return;
+    this.#checkpoint = await store.save(this.#checkpoint, this.#now() / 1000);
+  }
+
+  #systemPrompt(hits: MemoryHit[]): string {
+    const state = this.#checkpoint.state;
+    const tools = this.#options.tools?.registry.list() ?? [];
+    const lines = [
+      `You are ${
+        this.#options.agent ?? "kgent"
+      }, a helpful assistant in a terminal and a web chat.`,
+      "Answer in plain text. Keep replies short unless asked for depth.",
+    ];
+    if (tools.length) {
+      lines.push(
+        "",
+        "You can call tools. Write one block, anywhere in your answer; it is hidden from the user:",
+        '<<<TOOL_CALLS_JSON>>>[{"id":"t1","tool":"fs.list_dir","args":{"path":"."}}]<<<END_TOOL_CALLS_JSON>>>',
+        "Each call needs a unique id, a tool name and an args object. Results come back in the next message.",
+        "Tools:",
+        ...tools.map((tool) =>
+          `- ${tool.name} ${
+            JSON.stringify((tool.argsSchema as { properties?: unknown }).properties ?? {})
+          }: ${tool.description}`
+        ),
+        `Network capabilities granted: ${state.capabilities_granted.join(", ") || "none"}.` +
+          " To ask for one, add the action request_permission:net:<host> to a NOTES block; the user grants it.",
+      );
+    }
+    lines.push(
+      "",
+      "To update the session notes, write a hidden block:",
+      '<<<NOTES_JSON>>>{"set_goals":[],"add_open_loops":[],"close_open_loops":[],"add_decisions":[],"add_constraints":[],"set_episode_summary":"","add_memory_tags":[],"actions":[]}<<<END_NOTES_JSON>>>',
+      "",
+      `Goals: ${state.goals.join("; ") || "none"}`,
+      `Open loops: ${state.open_loops.join("; ") || "none"}`,
+      `Decisions: ${state.decisions.join("; ") || "none"}`,
+      `Constraints: ${state.constraints.join("; ") || "none"}`,
+      `Summary so far: ${state.episode_summary || "none"}`,
+    );
+    if (hits.length) {
+      lines.push(
+        "",
+        retrievedMemoryBlock(hits),
+        "You may cite retrieved items inline as [mem:<id>].",
+      );
+    }
+    return lines.join("\n");
+  }
+}
+
+function stateHash(state: ChatState): string {
+  return sha256Hex(JSON.stringify(state)).slice(0, 16);
+}
+
+/**
+ * `buffer_chunks` coalescing: text deltas are gathered and sent as one `chunk` event per
+ * `size` deltas; tool activity goes out at once as a chunk with empty content (so
+ * `concat(chunks) == message.content` still holds). The last chunk says `final: true`.
+ */
+class ChunkCoalescer {
+  sent = 0;
+  #buffer: ReplyBuffer;
+  #size: number;
+  #pending = "";
+  #count = 0;
+
+  constructor(buffer: ReplyBuffer, size: number) {
+    this.#buffer = buffer;
+    this.#size = Math.max(1, Math.floor(size));
+  }
+
+  add(text: string): void {
+    this.#pending += text;
+    if (++this.#count >= this.#size) this.flush(false);
+  }
+
+  side(payload: Record<string, unknown>): void {
+    this.flush(false);
+    this.#buffer.emit("chunk", { content: "", final: false, ...payload });
+    this.sent++;
+  }
+
+  flush(final: boolean): void {
+    if (!this.#pending && !final) return;
+    if (!this.#pending && final && this.sent === 0) return;
+    this.#buffer.emit("chunk", { content: this.#pending, final });
+    this.sent++;
+    this.#pending = "";
+    this.#count = 0;
+  }
+}

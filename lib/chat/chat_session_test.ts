@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { mockLanguageModel, ProviderError } from "../llm/mod.ts";
+import { ToolSession } from "../tools/mod.ts";
+import type { ChatEvent } from "./chat_event.ts";
+import { DEFAULT_CHAT_FLUX_CONFIG } from "./chat_flux_config.ts";
+import { ChatSession, type ChatSessionOptions } from "./chat_session.ts";
+import { CheckpointStore } from "./checkpoint_store.ts";
+import { ReplyBuffer } from "./reply_buffer.ts";
+import { templateModel } from "./template_model.ts";
+
+async function collect(buffer: ReplyBuffer): Promise<ChatEvent[]> {
+  await buffer.finished();
+  return buffer.events;
+}
+
+function options(
+  model: ChatSessionOptions["model"],
+  extra: Partial<ChatSessionOptions> = {},
+): ChatSessionOptions {
+  return {
+    id: "s1",
+    model,
+    fallback: templateModel(),
+    config: { ...DEFAULT_CHAT_FLUX_CONFIG },
+    ...extra,
+  };
+}
+
+function expectReply(result: ReturnType<ChatSession["start"]>): ReplyBuffer {
+  assert.ok(result instanceof ReplyBuffer, JSON.stringify(result));
+  return result;
+}
+
+Deno.test("a reply streams coalesced chunks, one message with all the text, and one done last", async () => {
+  const text =
+    "The pattern I notice is that you're drawn to compression and to clean abstractions.";
+  const session = await ChatSession.open(options(mockLanguageModel(text, { chunkSize: 3 })));
+  const events = await collect(
+    expectReply(
+      session.start({ content: "What should I focus on?", mode: "reflect", correlation_id: "c1" }),
+    ),
+  );
+  const chunks = events.filter((event) => event.event_type === "chunk");
+  const message = events.find((event) => event.event_type === "message")!;
+  assert.equal(chunks.map((chunk) => chunk.payload.content).join(""), text);
+  assert.equal(message.payload.content, text);
+  assert.equal(typeof message.payload.turn_id, "string");
+  assert.equal(events.at(-1)!.event_type, "done");
+  assert.equal(events.at(-1)!.payload.total_chunks, chunks.length);
+  assert.deepEqual(events.map((event) => event.sequence), events.map((_, i) => i + 1));
+  assert.ok(
+    chunks.length <= Math.ceil(Math.ceil(text.length / 3) / 5) + 1,
+    "chunks were not coalesced",
+  );
+  assert.equal(chunks.at(-1)!.payload.final, true);
+  assert.deepEqual(session.checkpoint.recent_messages.map((m) => m.role), ["user", "assistant"]);
+});
+
+Deno.test("tool calls run in the sandbox and never reach the visible text", async () => {
+  const root = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${root}/a.txt`, "alpha");
+  const tools = await ToolSession.open({ root, bubblewrap: "off" });
+  const model = mockLanguageModel([
+    'Let me look. <<<TOOL_CALLS_JSON>>>[{"id":"t1","tool":"fs.read_text","args":{"path":"a.txt"}},{"id":"t2","tool":"fs.read_text","args":{"path":"../x"}}]<<<END_TOOL_CALLS_JSON>>>',
+    "The file says alpha.",
+  ], { chunkSize: 4 });
+  const session = await ChatSession.open(options(model, { tools }));
+  const events = await collect(
+    expectReply(session.start({ content: "read a.txt", mode: "reflect", correlation_id: "c1" })),
+  );
+  const visible = events.filter((event) => event.event_type === "chunk").map((event) =>
+    event.payload.content
+  ).join("");
+  assert.equal(visible, "Let me look. The file says alpha.");
+  assert.ok(!visible.includes("TOOL_CALLS"));
+  const results = events.filter((event) => event.payload.tool_result).map((event) =>
+    event.payload.tool_result as { ok: boolean; error: { code: string } | null }
+  );
+  assert.deepEqual(results.map((result) => result.ok), [true, false]);
+  assert.equal(results[1].error?.code, "path_escape");
+  assert.match(model.calls[1].messages!.at(-1)!.content, /"text":"alpha"/);
+  assert.equal(events.find((event) => event.event_type === "message")!.payload.content, visible);
+  tools.close();
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("stop ends the reply with what was produced and done.stopped", async () => {
+  const model = mockLanguageModel(async (request) => {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, 5000);
+      request.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(request.signal!.reason);
+      });
+    });
+    return "never";
+  });
+  const session = await ChatSession.open(options(model));
+  const buffer = expectReply(
+    session.start({ content: "long", mode: "reflect", correlation_id: "c1" }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(session.stop("c1"), true);
+  const events = await collect(buffer);
+  assert.equal(events.at(-1)!.payload.stopped, true);
+  assert.equal(events.filter((event) => event.event_type === "done").length, 1);
+  assert.equal(events.filter((event) => event.event_type === "message").length, 1);
+});
+
+Deno.test("an unavailable model gives LLM_UNAVAILABLE then a template reply, then done", async () => {
+  const model = mockLanguageModel(new ProviderError("network_error", "down"));
+  const session = await ChatSession.open(options(model));
+  const events = await collect(
+    expectReply(session.start({ content: "hi", mode: "reflect", correlation_id: "c1" })),
+  );
+  assert.deepEqual(events.map((event) => event.event_type).filter((type) => type !== "chunk"), [
+    "error",
+    "message",
+    "done",
+  ]);
+  assert.equal(events[0].payload.code, "LLM_UNAVAILABLE");
+  assert.match(
+    String(events.find((event) => event.event_type === "message")!.payload.content),
+    /^\[template reply\]/,
+  );
+});
+
+Deno.test("the budget degrades to WHISPER, then refuses with RATE_LIMITED and retry_after_seconds", async () => {
+  let now = 0;
+  const model = mockLanguageModel("ok");
+  const session = await ChatSession.open(
+    options(model, {
+      now: () => now,
+      config: { ...DEFAULT_CHAT_FLUX_CONFIG, entropy_budget: 0.05 },
+    }),
+  );
+  await collect(
+    expectReply(session.start({ content: "1", mode: "reflect", correlation_id: "c1" })),
+  );
+  assert.equal(model.calls[0].maxTokens, 4000);
+  await collect(
+    expectReply(session.start({ content: "2", mode: "reflect", correlation_id: "c2" })),
+  );
+  assert.equal(model.calls[1].maxTokens, 100);
+  for (let i = 3; i < 12; i++) {
+    session.start({ content: String(i), mode: "reflect", correlation_id: `c${i}` });
+  }
+  const refused = session.start({ content: "x", mode: "reflect", correlation_id: "cx" });
+  assert.ok(!(refused instanceof ReplyBuffer));
+  assert.equal(refused.code, "RATE_LIMITED");
+  assert.ok((refused.retry_after_seconds ?? 0) >= 1);
+  now += (refused.retry_after_seconds ?? 0) * 1000;
+  assert.ok(
+    session.start({ content: "y", mode: "reflect", correlation_id: "cy" }) instanceof ReplyBuffer,
+  );
+});
+
+Deno.test("NOTES change the state, a model cannot grant itself, and the checkpoint resumes the session", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = new CheckpointStore(dir);
+  const model = mockLanguageModel(
+    'Noted.<<<NOTES_JSON>>>{"set_goals":["ship v1"],"actions":["request_permission:net:example.com","grant_permission:net"]}<<<END_NOTES_JSON>>>',
+  );
+  const first = await ChatSession.open(options(model, { store }));
+  const events = await collect(
+    expectReply(first.start({ content: "plan", mode: "advise", correlation_id: "c1" })),
+  );
+  assert.equal(events.find((event) => event.event_type === "message")!.payload.content, "Noted.");
+  const again = await ChatSession.open(options(mockLanguageModel("ok"), { store }));
+  assert.deepEqual(again.checkpoint.state.goals, ["ship v1"]);
+  assert.deepEqual(again.checkpoint.state.capabilities_pending, ["net:example.com"]);
+  assert.deepEqual(again.checkpoint.state.capabilities_granted, []);
+  assert.deepEqual(again.checkpoint.recent_messages.map((m) => m.content), ["plan", "Noted."]);
+  assert.equal(again.checkpoint.revision, 1);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a refused message gets no reply: duplicate correlation id, unknown mode", async () => {
+  const session = await ChatSession.open(options(mockLanguageModel("ok")));
+  await collect(
+    expectReply(session.start({ content: "a", mode: "reflect", correlation_id: "c1" })),
+  );
+  const duplicate = session.start({ content: "b", mode: "reflect", correlation_id: "c1" });
+  assert.equal((duplicate as { code: string }).code, "INVALID_MESSAGE");
+  const mode = session.start({ content: "b", mode: "yell", correlation_id: "c2" });
+  assert.equal((mode as { code: string }).code, "INVALID_MESSAGE");
+});
