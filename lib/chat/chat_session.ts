@@ -1,6 +1,6 @@
 import { sha256Hex } from "../core/mod.ts";
 import type { ChatMessage as LlmMessage, LanguageModel } from "../llm/mod.ts";
-import type { ToolSession } from "../tools/mod.ts";
+import { grantCapability, revokeCapability, type ToolSession } from "../tools/mod.ts";
 import type { ChatErrorCode } from "./chat_event.ts";
 import { type BudgetTier, type ChatFluxConfig, entropyForTier } from "./chat_flux_config.ts";
 import {
@@ -125,6 +125,20 @@ export class ChatSession {
       this.#checkpoint = { ...this.#checkpoint, state: change(this.#checkpoint.state) };
       this.#options.tools?.setCapabilities(this.#checkpoint.state);
       await this.#save();
+    });
+  }
+
+  /** Grants (or revokes) a capability for the user (`/grant`, `/revoke`) and persists it. */
+  async setCapability(capability: string, granted: boolean): Promise<void> {
+    await this.updateState((state) => {
+      const next = granted
+        ? grantCapability(state, capability)
+        : revokeCapability(state, capability);
+      return {
+        ...state,
+        capabilities_granted: [...next.capabilities_granted],
+        capabilities_pending: [...next.capabilities_pending],
+      };
     });
   }
 
@@ -292,6 +306,7 @@ export class ChatSession {
     await this.#save().catch((error) =>
       this.#trace("checkpoint_error", { message: String(error).slice(0, 200) })
     );
+    this.#lastActive = this.#now();
     buffer.emit("done", { total_chunks: chunks.sent, ...(done?.stopped ? { stopped: true } : {}) });
   }
 

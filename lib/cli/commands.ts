@@ -29,6 +29,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./tools.ts"),
   },
   {
+    name: "chat",
+    summary: "streaming agent chat: a REPL, or 'chat serve' for the WebSocket gateway and page",
+    load: () => import("./chat.ts"),
+  },
+  {
     name: "critique",
     summary: "validate an asset through the validator service and check its quality",
     load: () => import("./critique.ts"),

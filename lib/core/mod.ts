@@ -27,3 +27,4 @@ export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
 export { appendJsonl, appendJsonlLines, readJsonl, writeFileAtomic } from "./jsonl.ts";
 export { VERSION } from "./version.ts";
+export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";

@@ -1,0 +1,142 @@
+import { join, resolve } from "node:path";
+import { appendJsonl, secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import {
+  type ChatFluxConfig,
+  ChatSession,
+  CheckpointStore,
+  MemoryStore,
+  templateModel,
+} from "../chat/mod.ts";
+import {
+  createLanguageModel,
+  type LanguageModel,
+  type ProviderName,
+  resolveModelConfig,
+} from "../llm/mod.ts";
+import { ToolSession } from "../tools/mod.ts";
+import type { CliIo } from "./io.ts";
+
+/** `--engine` values; `auto` picks a provider whose key is set, else the template backend. */
+export const CHAT_ENGINES = [
+  "auto",
+  "template",
+  "openai",
+  "anthropic",
+  "gemini",
+  "openai-compatible",
+] as const;
+export type ChatEngine = typeof CHAT_ENGINES[number];
+
+/** The provider `auto` chooses: the first key that is set, then a local OpenAI-compatible server. */
+export function autoEngine(env: (name: string) => string | undefined): ChatEngine {
+  if (env("OPENAI_API_KEY")) return "openai";
+  if (env("ANTHROPIC_API_KEY")) return "anthropic";
+  if (env("GEMINI_API_KEY")) return "gemini";
+  if (env("OPENAI_ENDPOINT")) return "openai-compatible";
+  return "template";
+}
+
+/** The chat model for an engine; the template backend needs nothing. */
+export function chatModel(
+  engine: ChatEngine,
+  io: CliIo,
+  flags: { model?: string; endpoint?: string },
+): LanguageModel {
+  const chosen = engine === "auto" ? autoEngine(io.env) : engine;
+  if (chosen === "template") return templateModel();
+  const config = resolveModelConfig(chosen as ProviderName, {
+    env: io.env,
+    flags: { ...flags, live: true },
+  });
+  return createLanguageModel(config);
+}
+
+/** Everything a chat command shares: where state lives, the sandbox root, the model. */
+export interface ChatEnvironment {
+  model: LanguageModel;
+  config: ChatFluxConfig;
+  /** Only when the user chose a state directory: nothing is persisted otherwise. */
+  stateDir?: string;
+  root: string;
+  /** The root was made for this run (said so to the user). */
+  rootIsTemporary: boolean;
+  logContent: boolean;
+  grants: string[];
+  shellAllow: string[];
+  key?: string;
+}
+
+/** Opens a session with its tools, checkpoint store, memory and trace file. */
+export async function openChatSession(
+  env: ChatEnvironment,
+  id: string,
+  agent: string,
+  io: CliIo,
+): Promise<ChatSession> {
+  const store = env.stateDir ? new CheckpointStore(env.stateDir, { key: env.key }) : undefined;
+  const memory = env.stateDir ? MemoryStore.open(env.stateDir) : undefined;
+  const traceFile = env.stateDir ? join(env.stateDir, "traces", `${id}.jsonl`) : undefined;
+  if (traceFile) await Deno.mkdir(join(env.stateDir!, "traces"), { recursive: true, mode: 0o700 });
+  const secrets = secretsFromEnv(io.env);
+  let writes = Promise.resolve();
+  const trace = traceFile
+    ? (event: { ts: number; kind: string; data: Record<string, unknown> }) => {
+      writes = writes.then(() => appendJsonl(traceFile, event)).catch(() => {});
+    }
+    : undefined;
+  const tools = await ToolSession.open({
+    root: env.root,
+    granted: env.grants,
+    shellAllow: env.shellAllow,
+    stateDir: env.stateDir,
+    sessionId: id,
+    secrets,
+    trace: trace
+      ? (event) => trace(env.logContent ? event : { ...event, data: withoutOutput(event.data) })
+      : undefined,
+  });
+  const session = await ChatSession.open({
+    id,
+    agent,
+    model: env.model,
+    fallback: templateModel(),
+    tools,
+    store,
+    memory,
+    trace,
+    config: env.config,
+    logContent: env.logContent,
+  });
+  for (const grant of env.grants) {
+    if (!session.checkpoint.state.capabilities_granted.includes(grant)) {
+      await session.setCapability(grant, true);
+    }
+  }
+  return session;
+}
+
+/** Privacy (K-gent API §7): a tool's output may quote the conversation; keep only its size. */
+function withoutOutput(data: Record<string, unknown>): Record<string, unknown> {
+  if (typeof data.output_summary !== "string") return data;
+  return { ...data, output_summary: `<${data.output_summary.length} chars>` };
+}
+
+/** The sandbox root: the user's folder, or a fresh temporary one. */
+export async function chatRoot(
+  flag: string | undefined,
+  io: CliIo,
+): Promise<{ root: string; temporary: boolean }> {
+  if (flag) {
+    const root = resolve(io.cwd, flag);
+    try {
+      if (!(await Deno.stat(root)).isDirectory) {
+        throw new UsageError(`--root is not a folder: ${flag}`);
+      }
+    } catch (error) {
+      if (error instanceof SynError) throw error;
+      throw new UsageError(`--root does not exist: ${flag}`);
+    }
+    return { root, temporary: false };
+  }
+  return { root: await Deno.makeTempDir({ prefix: "syn-chat-root-" }), temporary: true };
+}

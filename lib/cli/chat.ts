@@ -1,0 +1,434 @@
+import { resolve } from "node:path";
+import { errorMessage, neutralizeTerminalText, UsageError } from "../core/mod.ts";
+import {
+  type ChatEvent,
+  type ChatFluxConfig,
+  type ChatSession,
+  DEFAULT_CHAT_FLUX_CONFIG,
+  MemoryStore,
+  ReplyBuffer,
+  SESSION_ID,
+} from "../chat/mod.ts";
+import { isCapability } from "../tools/mod.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import {
+  CHAT_ENGINES,
+  type ChatEngine,
+  type ChatEnvironment,
+  chatModel,
+  chatRoot,
+  openChatSession,
+} from "./_chat_backend.ts";
+import { ChatGateway } from "./_chat_gateway.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help =
+  `syn chat — streaming agent chat: a REPL, and a WebSocket gateway with a web page
+
+Usage:
+  syn chat [--session ID] [--state-dir DIR] [--root DIR] [--engine E] [options]
+  syn chat serve [--host H] [--port N] [--ready-file F] [--state-dir DIR] [--root DIR]
+                 [--engine E] [--stream-timeout-s S] [--entropy-budget B] [--session-ttl-s S]
+
+The REPL streams replies as they arrive and shows tool calls and their results compactly.
+Ctrl-C stops the current reply without ending the session; Ctrl-D or /quit ends it. Piped
+standard input works for scripting: each line is one message, answered before the next.
+
+Commands in the REPL:
+  /help              this list
+  /tools             the tools the model may call
+  /grant <cap>       grant a capability (net, net:<host>); /revoke <cap> withdraws it
+  /state             goals, open loops, decisions, constraints, capabilities
+  /checkpoint        write the checkpoint now (needs --state-dir)
+  /condense          fold older messages into the summary
+  /memory <query>    search past turns and notes (needs --state-dir)
+  /quit              leave
+
+Tool calls run in the sandbox of 'syn tools' (see syn tools --help): files only inside
+--root (default: a fresh temporary folder, said so at start), allowlisted programs without
+a shell, http only with a granted capability.
+
+Engines (--engine): auto (default: the first of OPENAI_API_KEY, ANTHROPIC_API_KEY,
+GEMINI_API_KEY that is set, else OPENAI_ENDPOINT as an OpenAI-compatible server, else the
+template backend), template (offline, clearly labelled canned replies), openai, anthropic,
+gemini, openai-compatible. The template backend also answers when the model is down.
+
+State (--state-dir DIR, default $SYN_STATE_DIR; without one nothing is written to disk):
+  DIR/sessions/<id>/checkpoint.json   state and recent messages (AES-GCM encrypted with
+                                      SYN_CHAT_KEY set); a session resumes from it
+  DIR/traces/<id>.jsonl               trace events: ids, counts and timings only, unless
+                                      --log-content
+  DIR/memory.sqlite                   past turns, searched for every message (BM25)
+  DIR/http_cache.sqlite               the http.get cache
+
+Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?session=ID
+(client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
+wire protocol 1.0.0 (see docs/chat.md). A disconnect never cancels a reply; reconnect and
+send {"action":"resume","data":{"correlation_id":…,"after_sequence":N}}.
+
+Options:
+  --session ID          session id (letters, digits, - and _; default: a new one)
+  --state-dir DIR       where sessions, traces and memory live
+  --root DIR            the sandbox root for tool calls
+  --engine E            see above; --model M and --endpoint URL override the provider's
+  --grant CAP           grant a capability from the start (repeatable)
+  --shell-allow LIST    programs added to the shell allowlist (comma-separated)
+  --log-content         write chat content into traces
+  --stream-timeout-s S  longest a reply may take (default 30)
+  --entropy-budget B    entropy a session may spend before RATE_LIMITED (default 0.10)
+  --host H, --port N    (serve) where to listen (default 127.0.0.1, port 0 = any free)
+  --ready-file F        (serve) written once listening: {"host","port","url"}; removed on exit
+  --session-ttl-s S     (serve) idle seconds before a session leaves memory (default 1800)
+  -h, --help            show this help
+
+Environment: SYN_STATE_DIR, SYN_CHAT_KEY, the provider keys and *_MODEL / *_ENDPOINT.
+
+Examples:
+  syn chat
+  syn chat --state-dir ~/.syn --session work --root ./project
+  echo "list the files" | syn chat --root ./project
+  syn chat serve --port 8080 --state-dir ./.syn
+`;
+
+const OPTIONS = {
+  session: { type: "string" },
+  "state-dir": { type: "string" },
+  root: { type: "string" },
+  engine: { type: "string" },
+  model: { type: "string" },
+  endpoint: { type: "string" },
+  grant: { type: "string", multiple: true },
+  "shell-allow": { type: "string", multiple: true },
+  "log-content": { type: "boolean" },
+  "stream-timeout-s": { type: "string" },
+  "entropy-budget": { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  "ready-file": { type: "string" },
+  "session-ttl-s": { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const serve = args[0] === "serve";
+  const { values, positionals } = parseCommandArgs(
+    serve ? "chat serve" : "chat",
+    serve ? args.slice(1) : args,
+    OPTIONS,
+  );
+  if (values.help) {
+    await io.stdout(help);
+    return EXIT.ok;
+  }
+  if (positionals.length) {
+    throw new UsageError(
+      `unexpected argument: ${positionals[0]} (messages are read from standard input)`,
+    );
+  }
+  const env = await chatEnvironment(values, io);
+  return serve ? await serveGateway(values, env, io) : await repl(values, env, io);
+}
+
+async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironment> {
+  const engine = (values.engine ?? "auto") as ChatEngine;
+  if (!CHAT_ENGINES.includes(engine)) {
+    throw new UsageError(`--engine must be one of ${CHAT_ENGINES.join(", ")}: ${values.engine}`);
+  }
+  const grants = values.grant ?? [];
+  for (const cap of grants) {
+    if (!isCapability(cap)) throw new UsageError(`--grant: not a capability: ${cap}`);
+  }
+  const config: ChatFluxConfig = {
+    ...DEFAULT_CHAT_FLUX_CONFIG,
+    stream_timeout:
+      numberFlag("stream-timeout-s", values["stream-timeout-s"], { min: 0.1, max: 3600 }) ??
+        DEFAULT_CHAT_FLUX_CONFIG.stream_timeout,
+    entropy_budget: numberFlag("entropy-budget", values["entropy-budget"], { min: 0, max: 1000 }) ??
+      DEFAULT_CHAT_FLUX_CONFIG.entropy_budget,
+  };
+  const stateFlag = values["state-dir"] ?? io.env("SYN_STATE_DIR");
+  const { root, temporary } = await chatRoot(values.root, io);
+  let model;
+  try {
+    model = chatModel(engine, io, { model: values.model, endpoint: values.endpoint });
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  return {
+    model,
+    config,
+    stateDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
+    root,
+    rootIsTemporary: temporary,
+    logContent: values["log-content"] ?? false,
+    grants,
+    shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(",")).map((name) =>
+      name.trim()
+    ).filter(Boolean),
+    key: io.env("SYN_CHAT_KEY") || undefined,
+  };
+}
+
+function sessionIdFrom(values: Values): string {
+  const id = values.session ?? `s-${crypto.randomUUID().slice(0, 8)}`;
+  if (!SESSION_ID.test(id)) {
+    throw new UsageError("--session takes 1–64 letters, digits, '-' or '_'");
+  }
+  return id;
+}
+
+// ---------------------------------------------------------------- REPL
+
+async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
+  const id = sessionIdFrom(values);
+  const session = await openChatSession(env, id, "kgent", io);
+  const say = (text: string) => io.stderr(`${text}\n`);
+  await say(
+    `syn chat — session ${id}, model ${
+      env.model.provider === "mock"
+        ? "template (offline)"
+        : `${env.model.provider} ${env.model.model}`
+    }`,
+  );
+  if (env.rootIsTemporary) {
+    await say(`tools work in a fresh temporary folder: ${env.root} (--root to choose one)`);
+  }
+  if (!env.stateDir) {
+    await say("nothing is saved: give --state-dir (or SYN_STATE_DIR) to keep this session");
+  } else if (session.checkpoint.recent_messages.length) {
+    await say(`resumed: ${session.checkpoint.recent_messages.length} earlier messages`);
+  }
+  await say("type /help for commands, Ctrl-C stops a reply, /quit leaves");
+  let current: string | undefined;
+  const onInterrupt = () => {
+    if (current && session.stop(current)) void say("\n(stopped)");
+  };
+  let listening = false;
+  try {
+    Deno.addSignalListener("SIGINT", onInterrupt);
+    listening = true;
+  } catch {
+    // No signals here (a test io): Ctrl-C then ends the process as usual.
+  }
+  try {
+    for await (const line of lines(io.stdin)) {
+      const text = line.trim();
+      if (!text) continue;
+      if (text.startsWith("/")) {
+        if (await slashCommand(text, session, env, io)) break;
+        continue;
+      }
+      current = crypto.randomUUID();
+      const result = session.start({ content: text, mode: "reflect", correlation_id: current });
+      if (!(result instanceof ReplyBuffer)) {
+        await say(
+          `${result.code}: ${result.message}${
+            result.retry_after_seconds ? ` (retry in ${result.retry_after_seconds} s)` : ""
+          }`,
+        );
+        continue;
+      }
+      await printReply(result, io);
+      current = undefined;
+    }
+  } finally {
+    if (listening) Deno.removeSignalListener("SIGINT", onInterrupt);
+    await session.checkpointNow().catch(() => {});
+  }
+  return EXIT.ok;
+}
+
+/** Streams a reply: visible text on stdout, tool activity and errors on stderr. */
+async function printReply(reply: ReplyBuffer, io: CliIo): Promise<void> {
+  let writes = Promise.resolve();
+  const queue = (write: () => void | Promise<void>) => (writes = writes.then(write));
+  const off = reply.subscribe((event: ChatEvent) => {
+    const payload = event.payload;
+    if (event.event_type === "chunk") {
+      if (payload.tool_call) {
+        const call = payload.tool_call as { tool: string; args: unknown };
+        queue(() =>
+          io.stderr(
+            `  → ${neutralizeTerminalText(call.tool)} ${
+              neutralizeTerminalText(compact(call.args))
+            }\n`,
+          )
+        );
+      } else if (payload.tool_result) {
+        const result = payload.tool_result as {
+          ok: boolean;
+          tool: string;
+          output: unknown;
+          error: unknown;
+        };
+        queue(() =>
+          io.stderr(
+            `  ${result.ok ? "✓" : "✗"} ${neutralizeTerminalText(result.tool)} ${
+              neutralizeTerminalText(compact(result.ok ? result.output : result.error))
+            }\n`,
+          )
+        );
+      } else if (payload.content) {
+        queue(() => io.stdout(neutralizeTerminalText(String(payload.content))));
+      }
+    } else if (event.event_type === "error") {
+      queue(() =>
+        io.stderr(`\n[${payload.code}] ${neutralizeTerminalText(String(payload.message))}\n`)
+      );
+    } else if (event.event_type === "done") queue(() => io.stdout("\n"));
+  });
+  await reply.finished();
+  off();
+  await writes;
+}
+
+function compact(value: unknown): string {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+}
+
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let rest = "";
+  for await (const chunk of stream) {
+    rest += decoder.decode(chunk, { stream: true });
+    let newline;
+    while ((newline = rest.indexOf("\n")) >= 0) {
+      yield rest.slice(0, newline);
+      rest = rest.slice(newline + 1);
+    }
+    if (rest.length > 256 * 1024) {
+      yield rest;
+      rest = "";
+    }
+  }
+  rest += decoder.decode();
+  if (rest) yield rest;
+}
+
+/** Runs a slash command; true when the REPL should end. */
+async function slashCommand(
+  text: string,
+  session: ChatSession,
+  env: ChatEnvironment,
+  io: CliIo,
+): Promise<boolean> {
+  const [command, ...rest] = text.split(/\s+/);
+  const argument = rest.join(" ");
+  const say = (line: string) => io.stderr(`${line}\n`);
+  switch (command) {
+    case "/quit":
+    case "/exit":
+      return true;
+    case "/help":
+      await say(help.split("Commands in the REPL:\n")[1].split("\n\n")[0]);
+      return false;
+    case "/tools": {
+      const { baselineRegistry } = await import("../tools/mod.ts");
+      for (const tool of (await baselineRegistry()).list()) {
+        await say(`  ${tool.name}: ${tool.description}`);
+      }
+      return false;
+    }
+    case "/grant":
+    case "/revoke": {
+      if (!isCapability(argument)) {
+        await say(`usage: ${command} net | net:<host>`);
+        return false;
+      }
+      await session.setCapability(argument, command === "/grant");
+      await say(`${command === "/grant" ? "granted" : "revoked"}: ${argument}`);
+      return false;
+    }
+    case "/state": {
+      const state = session.checkpoint.state;
+      await say(neutralizeTerminalText(JSON.stringify(state, null, 2)));
+      return false;
+    }
+    case "/checkpoint":
+      if (!env.stateDir) await say("no --state-dir: nothing is saved");
+      else await say(`checkpoint written: revision ${await session.checkpointNow()}`);
+      return false;
+    case "/condense":
+      await session.condenseNow();
+      await say(`condensed: ${session.checkpoint.recent_messages.length} recent messages kept`);
+      return false;
+    case "/memory": {
+      if (!env.stateDir) {
+        await say("no --state-dir: there is no memory to search");
+        return false;
+      }
+      const memory = MemoryStore.open(env.stateDir);
+      const hits = memory.search(argument, 5);
+      memory.close();
+      if (!hits.length) await say("nothing found");
+      for (const hit of hits) {
+        await say(`  ${hit.id} (${hit.score.toFixed(3)}) ${neutralizeTerminalText(hit.excerpt)}`);
+      }
+      return false;
+    }
+    default:
+      await say(
+        `unknown command: ${neutralizeTerminalText(command.slice(0, 40))} (/help lists them)`,
+      );
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------- gateway
+
+async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
+  const host = values.host ?? "127.0.0.1";
+  const port = numberFlag("port", values.port, { integer: true, min: 0, max: 65535 }) ?? 0;
+  const ttl = numberFlag("session-ttl-s", values["session-ttl-s"], { min: 1, max: 7 * 86400 }) ??
+    1800;
+  const log = (line: string) => void io.stderr(`${line}\n`);
+  const gateway = new ChatGateway({
+    config: env.config,
+    persistent: env.stateDir !== undefined,
+    sessionTtlSeconds: ttl,
+    openSession: (id, agent) => openChatSession(env, id, agent, io),
+    log,
+  });
+  const stopping = new AbortController();
+  const server = Deno.serve(
+    { hostname: host, port, signal: stopping.signal, onListen() {} },
+    gateway.handle,
+  );
+  const address = server.addr as Deno.NetAddr;
+  const shownHost = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+  const url = `http://${shownHost}:${address.port}/`;
+  const readyFile = values["ready-file"] ? resolve(io.cwd, values["ready-file"]) : undefined;
+  if (readyFile) {
+    await Deno.writeTextFile(
+      readyFile,
+      `${JSON.stringify({ host: address.hostname, port: address.port, url })}\n`,
+    );
+  }
+  log(
+    `chat:ready url=${url} engine=${
+      env.model.provider === "mock" ? "template" : env.model.provider
+    } state_dir=${env.stateDir ?? "(none: nothing is saved)"} root=${env.root}`,
+  );
+  const stop = () => stopping.abort();
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.addSignalListener(signal, stop);
+    } catch {
+      // not available here
+    }
+  }
+  await server.finished;
+  gateway.close();
+  if (readyFile) await Deno.remove(readyFile).catch(() => {});
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.removeSignalListener(signal, stop);
+    } catch {
+      // not available here
+    }
+  }
+  log("chat:stopped");
+  return EXIT.ok;
+}

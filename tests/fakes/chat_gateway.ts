@@ -1,0 +1,175 @@
+import { createLanguageModel, resolveModelConfig } from "../../lib/llm/mod.ts";
+import {
+  type ChatFluxConfig,
+  ChatSession,
+  DEFAULT_CHAT_FLUX_CONFIG,
+  templateModel,
+} from "../../lib/chat/mod.ts";
+import { ChatGateway } from "../../lib/cli/_chat_gateway.ts";
+import {
+  type MockLlmServer,
+  type MockProvider,
+  startMockLlmServer,
+} from "../../scripts/mock_llm_server.ts";
+
+/** A chat event as the client sees it. */
+export interface WireEvent {
+  event_type: string;
+  sequence: number;
+  timestamp: number;
+  payload: Record<string, unknown>;
+}
+
+/** A WebSocket client that collects events and waits for them with a deadline. */
+export class TestSocket {
+  readonly events: WireEvent[] = [];
+  readonly socket: WebSocket;
+  #waiters: (() => void)[] = [];
+  closed: Promise<void>;
+
+  private constructor(url: string) {
+    this.socket = new WebSocket(url);
+    this.socket.onmessage = (message) => {
+      this.events.push(JSON.parse(message.data));
+      for (const wake of this.#waiters.splice(0)) wake();
+    };
+    this.closed = new Promise((resolve) => (this.socket.onclose = () => resolve()));
+  }
+
+  static async open(url: string): Promise<TestSocket> {
+    const client = new TestSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      client.socket.onopen = () => resolve();
+      client.socket.onerror = () => reject(new Error(`cannot connect to ${url}`));
+    });
+    return client;
+  }
+
+  send(frame: unknown): void {
+    this.socket.send(typeof frame === "string" ? frame : JSON.stringify(frame));
+  }
+
+  message(content: string, correlationId: string, extra: Record<string, unknown> = {}): void {
+    this.send({
+      action: "message",
+      version: "1.0.0",
+      data: { content, mode: "reflect", correlation_id: correlationId, ...extra },
+    });
+  }
+
+  /** Events of one correlation id. */
+  of(correlationId: string): WireEvent[] {
+    return this.events.filter((event) => event.payload.correlation_id === correlationId);
+  }
+
+  /** Waits until `check` holds (default deadline 10 s). */
+  async until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(
+          `timed out waiting for ${what}; got ${JSON.stringify(this.events).slice(0, 600)}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 200));
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Waits for the `done` of a correlation id. */
+  done(correlationId: string, ms?: number): Promise<void> {
+    return this.until(
+      () => this.of(correlationId).some((event) => event.event_type === "done"),
+      `done of ${correlationId}`,
+      ms,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    this.socket.close();
+    await this.closed;
+  }
+}
+
+export interface GatewayFixture {
+  url: string;
+  ws(path: string): Promise<TestSocket>;
+  llm: MockLlmServer;
+  gateway: ChatGateway;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A gateway in this process whose sessions talk to a mock provider over its real wire. */
+export async function gatewayFixture(
+  options: {
+    provider?: MockProvider;
+    answer?: (prompt: string) => string;
+    frameDelayMs?: number;
+    chunkSize?: number;
+    config?: Partial<ChatFluxConfig>;
+    sessionTtlSeconds?: number;
+    fault?: string;
+  } = {},
+): Promise<GatewayFixture> {
+  const provider = options.provider ?? "openai";
+  const llm = await startMockLlmServer({
+    answer: (
+      context,
+    ) => (options.answer
+      ? options.answer(context.prompt)
+      : `You said: ${context.prompt}. Here is a longer answer to stream.`),
+    chunkSize: options.chunkSize ?? 4,
+    frameDelayMs: options.frameDelayMs ?? 0,
+  });
+  const endpoints = { openai: llm.openaiUrl, anthropic: llm.anthropicUrl, gemini: llm.geminiUrl };
+  const endpoint = options.fault ? llm.faultUrl(provider, options.fault) : endpoints[provider];
+  const env: Record<string, string> = {
+    OPENAI_API_KEY: "sk-test-key-000000000000",
+    ANTHROPIC_API_KEY: "sk-ant-test-00000000000000",
+    GEMINI_API_KEY: "AIzaTest0000000000000000000000000000",
+  };
+  const model = createLanguageModel(
+    resolveModelConfig(provider, { env: (name) => env[name], flags: { endpoint, live: true } }),
+  );
+  const config = { ...DEFAULT_CHAT_FLUX_CONFIG, ...options.config };
+  const gateway = new ChatGateway({
+    config,
+    persistent: false,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? 1800,
+    openSession: (id, agent) =>
+      ChatSession.open({ id, agent, model, fallback: templateModel(), config }),
+  });
+  const stopping = new AbortController();
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: stopping.signal,
+    onListen() {},
+  }, gateway.handle);
+  const url = `ws://127.0.0.1:${server.addr.port}`;
+  const sockets: TestSocket[] = [];
+  return {
+    url,
+    llm,
+    gateway,
+    async ws(path) {
+      const socket = await TestSocket.open(`${url}${path}`);
+      sockets.push(socket);
+      return socket;
+    },
+    async [Symbol.asyncDispose]() {
+      for (const socket of sockets) await socket.close().catch(() => {});
+      gateway.close();
+      stopping.abort();
+      await server.finished;
+      await llm.close();
+    },
+  };
+}
