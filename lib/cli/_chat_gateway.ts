@@ -102,8 +102,28 @@ export class ChatGateway {
   };
 
   #accept(client: Client, sessionId: string, agent: string): void {
+    // Frames can arrive before the session is open (it may load a checkpoint): they wait
+    // in order rather than being lost.
+    const early: unknown[] = [];
+    let live: LiveSession | undefined;
+    let closed = false;
+    const handle = (data: unknown) => {
+      if (client.role === "observe" || !live) return;
+      try {
+        this.#onFrame(live, client, data);
+      } catch (error) {
+        this.#options.log?.(`chat:error ${errorMessage(error)}`);
+      }
+    };
+    client.socket.onmessage = (event) => (live ? handle(event.data) : early.push(event.data));
+    client.socket.onclose = () => {
+      closed = true;
+      live?.clients.delete(client);
+      for (const off of client.subscriptions.values()) off();
+      client.subscriptions.clear();
+    };
+    client.socket.onerror = () => {};
     client.socket.onopen = async () => {
-      let live: LiveSession;
       try {
         live = await this.#live(sessionId, agent);
       } catch (error) {
@@ -111,22 +131,10 @@ export class ChatGateway {
         client.socket.close(1011, "session unavailable");
         return;
       }
+      if (closed) return;
       live.clients.add(client);
-      client.socket.onclose = () => {
-        live.clients.delete(client);
-        for (const off of client.subscriptions.values()) off();
-        client.subscriptions.clear();
-      };
-      client.socket.onmessage = (event) => {
-        if (client.role === "observe") return;
-        try {
-          this.#onFrame(live, client, event.data);
-        } catch (error) {
-          this.#options.log?.(`chat:error ${errorMessage(error)}`);
-        }
-      };
+      for (const data of early.splice(0)) handle(data);
     };
-    client.socket.onerror = () => {};
   }
 
   async #live(sessionId: string, agent: string): Promise<LiveSession> {
