@@ -431,15 +431,20 @@ function stateHash(state: ChatState): string {
 
 /**
  * `buffer_chunks` coalescing: text deltas are gathered and sent as one `chunk` event per
- * `size` deltas; tool activity goes out at once as a chunk with empty content (so
+ * `size` deltas — except the first, which goes out at once (time to first chunk is what a
+ * user feels), and text held longer than `HOLD_MS`, which a timer flushes so a slow stream
+ * is never held back. Tool activity goes out at once as a chunk with empty content (so
  * `concat(chunks) == message.content` still holds). The last chunk says `final: true`.
  */
+const HOLD_MS = 40;
+
 class ChunkCoalescer {
   sent = 0;
   #buffer: ReplyBuffer;
   #size: number;
   #pending = "";
   #count = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(buffer: ReplyBuffer, size: number) {
     this.#buffer = buffer;
@@ -448,7 +453,8 @@ class ChunkCoalescer {
 
   add(text: string): void {
     this.#pending += text;
-    if (++this.#count >= this.#size) this.flush(false);
+    if (this.sent === 0 || ++this.#count >= this.#size) this.flush(false);
+    else this.#timer ??= setTimeout(() => this.flush(false), HOLD_MS);
   }
 
   side(payload: Record<string, unknown>): void {
@@ -458,6 +464,8 @@ class ChunkCoalescer {
   }
 
   flush(final: boolean): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (!this.#pending && !final) return;
     if (!this.#pending && final && this.sent === 0) return;
     this.#buffer.emit("chunk", { content: this.#pending, final });
