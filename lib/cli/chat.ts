@@ -211,12 +211,18 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   } catch {
     // No signals here (a test io): Ctrl-C then ends the process as usual.
   }
+  const prompt = () => (io.stderrIsTerminal ? io.stderr("> ") : undefined);
   try {
+    await prompt();
     for await (const line of lines(io.stdin)) {
       const text = line.trim();
-      if (!text) continue;
+      if (!text) {
+        await prompt();
+        continue;
+      }
       if (text.startsWith("/")) {
         if (await slashCommand(text, session, env, io)) break;
+        await prompt();
         continue;
       }
       current = crypto.randomUUID();
