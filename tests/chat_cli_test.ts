@@ -240,3 +240,60 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  ...TEST,
+  name: "syn chat REPL: SIGINT (Ctrl-C) stops the current reply and the session goes on",
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    await using llm = await startMockLlmServer({
+      answer: (
+        context,
+      ) => (context.prompt.includes("long")
+        ? "y".repeat(2000)
+        : `short answer to ${context.prompt}`),
+      chunkSize: 2,
+      frameDelayMs: 10,
+    });
+    const child = new Deno.Command(SELF_COMMAND[0], {
+      args: [...SELF_COMMAND.slice(1), "chat", "--engine", "openai"],
+      clearEnv: true,
+      env: childEnv({
+        OPENAI_API_KEY: "sk-test-key-0000000000000000",
+        OPENAI_ENDPOINT: llm.openaiUrl,
+      }),
+      cwd: dir,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const writer = child.stdin.getWriter();
+    const encoder = new TextEncoder();
+    const reader = child.stdout.getReader();
+    let out = "";
+    const readUntil = async (check: (text: string) => boolean) => {
+      while (!check(out)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stdout ended: ${out}`);
+        out += new TextDecoder().decode(value);
+      }
+    };
+    await writer.write(encoder.encode("a long one please\n"));
+    await readUntil((text) => text.includes("yyyy"));
+    child.kill("SIGINT");
+    await readUntil((text) => text.includes("\n"));
+    await writer.write(encoder.encode("second\n"));
+    await readUntil((text) => text.includes("short answer to second"));
+    await writer.close();
+    reader.releaseLock();
+    const status = await child.status;
+    clearTimeout(timer);
+    const stderr = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
+    assert.equal(status.code, 0, stderr);
+    assert.match(stderr, /\(stopped\)/);
+    assert.ok(out.split("\n")[0].length < 2000, "the first reply was not stopped");
+    await child.stdout.cancel().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  },
+});

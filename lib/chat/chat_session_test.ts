@@ -185,3 +185,50 @@ Deno.test("a refused message gets no reply: duplicate correlation id, unknown mo
   const mode = session.start({ content: "b", mode: "yell", correlation_id: "c2" });
   assert.equal((mode as { code: string }).code, "INVALID_MESSAGE");
 });
+
+Deno.test("a malformed TOOL_CALLS block is answered to the model and traced, never fatal", async () => {
+  const root = await Deno.makeTempDir();
+  const tools = await ToolSession.open({ root, bubblewrap: "off" });
+  const traces: { kind: string; data: Record<string, unknown> }[] = [];
+  const model = mockLanguageModel([
+    "Trying.<<<TOOL_CALLS_JSON>>>[{not json<<<END_TOOL_CALLS_JSON>>>",
+    "Sorry, fixed.",
+  ]);
+  const session = await ChatSession.open(
+    options(model, { tools, trace: (event) => void traces.push(event) }),
+  );
+  const events = await collect(
+    expectReply(session.start({ content: "go", mode: "reflect", correlation_id: "c1" })),
+  );
+  assert.equal(
+    events.find((event) => event.event_type === "message")!.payload.content,
+    "Trying.Sorry, fixed.",
+  );
+  assert.match(model.calls[1].messages!.at(-1)!.content, /tool_calls block is not valid JSON/);
+  assert.ok(traces.some((event) => event.kind === "tool_plan"));
+  tools.close();
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("laws hold for random chunkings: concat(chunks) == message, sequences 1..n, one done last", async () => {
+  const text =
+    'Start <<<NOTES_JSON>>>{"add_decisions":["x"]}<<<END_NOTES_JSON>>>middle text ✓ and the end.';
+  for (let size = 1; size <= 24; size++) {
+    for (const buffer of [1, 3, 5]) {
+      const session = await ChatSession.open(options(mockLanguageModel(text, { chunkSize: size }), {
+        config: { ...DEFAULT_CHAT_FLUX_CONFIG, buffer_chunks: buffer },
+      }));
+      const events = await collect(
+        expectReply(session.start({ content: "x", mode: "reflect", correlation_id: "c" })),
+      );
+      const chunks = events.filter((event) => event.event_type === "chunk");
+      const message = events.find((event) => event.event_type === "message")!;
+      assert.equal(message.payload.content, "Start middle text ✓ and the end.", `size ${size}`);
+      assert.equal(chunks.map((chunk) => chunk.payload.content).join(""), message.payload.content);
+      assert.deepEqual(events.map((event) => event.sequence), events.map((_, i) => i + 1));
+      assert.equal(events.filter((event) => event.event_type === "done").length, 1);
+      assert.equal(events.at(-1)!.event_type, "done");
+      assert.deepEqual(session.checkpoint.state.decisions, ["x"]);
+    }
+  }
+});
