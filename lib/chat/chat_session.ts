@@ -367,9 +367,30 @@ export class ChatSession {
     this.#checkpoint = { ...this.#checkpoint, state };
     for (const mode of actions.condense) this.#checkpoint = condense(this.#checkpoint, mode);
     this.#options.tools?.setCapabilities(state);
+    this.#noteToMemory(parsed.patch);
     if (actions.outcomes.length) {
       this.#trace("actions", { correlation_id: correlationId, actions: actions.outcomes });
     }
+  }
+
+  /** Notes are memory too: goals, decisions, constraints and the summary, searchable later. */
+  #noteToMemory(patch: NotesPatch): void {
+    const memory = this.#options.memory;
+    if (!memory) return;
+    const parts = [
+      ...(patch.set_goals ?? []).map((goal) => `goal: ${goal}`),
+      ...(patch.add_decisions ?? []).map((decision) => `decision: ${decision}`),
+      ...(patch.add_constraints ?? []).map((constraint) => `constraint: ${constraint}`),
+      ...(patch.set_episode_summary ? [`summary: ${patch.set_episode_summary}`] : []),
+    ];
+    if (!parts.length) return;
+    void memory.add({
+      session_id: this.id,
+      kind: "note",
+      text: parts.join("\n"),
+      ts: this.#now() / 1000,
+    })
+      .catch(() => {});
   }
 
   async #save(): Promise<void> {

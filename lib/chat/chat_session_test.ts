@@ -232,3 +232,27 @@ Deno.test("laws hold for random chunkings: concat(chunks) == message, sequences 
     }
   }
 });
+
+Deno.test("notes and turns become memory that later messages retrieve", async () => {
+  const { MemoryStore } = await import("./memory_store.ts");
+  const memory = MemoryStore.open(":memory:");
+  const model = mockLanguageModel([
+    'Okay.<<<NOTES_JSON>>>{"add_decisions":["use the violet palette for dusk scenes"]}<<<END_NOTES_JSON>>>',
+    "Violet, as decided.",
+  ]);
+  const session = await ChatSession.open(options(model, { memory }));
+  await collect(
+    expectReply(
+      session.start({ content: "pick a palette", mode: "reflect", correlation_id: "c1" }),
+    ),
+  );
+  await collect(
+    expectReply(
+      session.start({ content: "which palette for dusk?", mode: "reflect", correlation_id: "c2" }),
+    ),
+  );
+  const system = model.calls[1].system ?? "";
+  assert.match(system, /=== RETRIEVED_MEMORY ===\n- id=mem_[0-9a-f]{16} score=\d+\.\d{3}\n {2}/);
+  assert.match(system, /decision: use the violet palette for dusk scenes/);
+  memory.close();
+});

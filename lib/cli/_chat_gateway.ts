@@ -95,7 +95,8 @@ export class ChatGateway {
       });
     }
     const { socket, response } = Deno.upgradeWebSocket(request, {
-      idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval * 2)),
+      // Deno pings every `idleTimeout` seconds and closes a peer that does not answer.
+      idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval)),
     });
     this.#accept({ socket, role: match[1] as Role, subscriptions: new Map() }, sessionId, match[2]);
     return response;
