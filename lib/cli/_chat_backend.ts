@@ -140,3 +140,22 @@ export async function chatRoot(
   }
   return { root: await Deno.makeTempDir({ prefix: "syn-chat-root-" }), temporary: true };
 }
+
+/** Removes a temporary sandbox root if the session left nothing in it; else says where it is. */
+export async function leaveRoot(
+  env: ChatEnvironment,
+  say: (line: string) => unknown,
+): Promise<void> {
+  if (!env.rootIsTemporary) return;
+  let empty = true;
+  try {
+    for await (const _ of Deno.readDir(env.root)) {
+      empty = false;
+      break;
+    }
+    if (empty) await Deno.remove(env.root);
+    else await say(`the tools' files stay in ${env.root}`);
+  } catch {
+    // already gone
+  }
+}

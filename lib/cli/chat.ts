@@ -17,6 +17,7 @@ import {
   type ChatEnvironment,
   chatModel,
   chatRoot,
+  leaveRoot,
   openChatSession,
 } from "./_chat_backend.ts";
 import { ChatGateway } from "./_chat_gateway.ts";
@@ -241,6 +242,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   } finally {
     if (listening) Deno.removeSignalListener("SIGINT", onInterrupt);
     await session.checkpointNow().catch(() => {});
+    await leaveRoot(env, say);
   }
   return EXIT.ok;
 }
@@ -435,6 +437,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
       // not available here
     }
   }
+  await leaveRoot(env, log);
   log("chat:stopped");
   return EXIT.ok;
 }
