@@ -156,7 +156,7 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
     [["generate"], {}, /a prompt is required/],
     [["generate", "x", "--engine=gpt9"], {}, /--engine must be one of/],
     [["generate", "x", "--strict", "--relaxed"], {}, /exclude each other/],
-    [["generate", "x", "--seed=-1"], {}, /--seed must be between/],
+    [["generate", "x", "--seed=1.5"], {}, /--seed takes an integer/],
     [["generate", "x", "--concurrency", "2"], {}, /--concurrency applies to --batch only/],
     [["generate", "--batch", "missing.txt"], {}, /cannot read --batch file: missing\.txt/],
     [["generate", "--engine=openai", "x"], { OPENAI_TEMPERATURE: "hot" }, /OPENAI_TEMPERATURE/],

@@ -15,7 +15,7 @@ export function parseCommandArgs<T extends Options>(
 ) {
   try {
     return parseArgs({
-      args,
+      args: joinNegativeValues(args, options),
       options: { ...options, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
@@ -23,6 +23,26 @@ export function parseCommandArgs<T extends Options>(
   } catch (error) {
     throw new UsageError(firstLine(errorMessage(error)), { command });
   }
+}
+
+/**
+ * `--seed -1`: parseArgs would take `-1` for an option. A value that looks like a negative
+ * number after a string option is joined to it (`--seed=-1`), as users write it.
+ */
+function joinNegativeValues(args: string[], options: Options): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].startsWith("--") ? args[i].slice(2) : undefined;
+    const next = args[i + 1];
+    if (
+      name !== undefined && options[name]?.type === "string" && next !== undefined &&
+      /^-(\d|\.\d)/.test(next)
+    ) {
+      joined.push(`${args[i]}=${next}`);
+      i++;
+    } else joined.push(args[i]);
+  }
+  return joined;
 }
 
 /** Node's parseArgs messages run on ("… To specify a positional argument …"): keep the first sentence. */

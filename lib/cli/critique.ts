@@ -53,7 +53,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       assetPath: path,
     });
     await io.stdout(JSON.stringify(redactValue(record, secrets), null, 2) + "\n");
-    const errors = record.issues.filter((issue) => issue.severity === "error").length;
+    // A schema-invalid asset has at least its schema errors, even when no quality check fired.
+    const errors = record.issues.filter((issue) => issue.severity === "error").length +
+      (record.mcp_result.ok ? 0 : Math.max(1, record.mcp_result.errors?.length ?? 0));
     const verdict = record.mcp_result;
     const schema = verdict.ok
       ? "schema valid"

@@ -31,7 +31,7 @@ Engines:
   --model ID           provider model id (wins over GEMINI_/OPENAI_/ANTHROPIC_MODEL)
 
 Options:
-  --seed N             same prompt + seed → same asset (deterministic default 0)
+  --seed N             same prompt + seed → same asset (any integer; default 0)
   --temperature F      0…2 (for openai, overrides OPENAI_TEMPERATURE)
   --timeout-s N        total time for one provider call (default 35)
   --strict             any validation failure → exit 1, logged severity=error (default)
@@ -98,7 +98,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("generate", args, OPTIONS);
   const config = resolveGenerateConfig({
     engine: values.engine,
-    seed: numberFlag("seed", values.seed, { integer: true, min: 0, max: 2 ** 32 - 1 }),
+    seed: numberFlag("seed", values.seed, {
+      integer: true,
+      min: Number.MIN_SAFE_INTEGER,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
     temperature: numberFlag("temperature", values.temperature, { min: 0, max: 2 }),
     timeoutS: numberFlag("timeout-s", values["timeout-s"], { min: 0.001, max: 3600 }),
     strict: values.strict,
@@ -122,7 +126,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     prompts = readPrompts(text);
     if (!prompts.length) throw new UsageError(`--batch file has no prompts: ${batchFile}`);
   } else {
-    const prompt = positionals.join(" ").trim();
+    if (positionals.length > 1) {
+      // Joining stray words into the prompt would hide a typo'd flag (`--sede 3`) or a
+      // missing pair of quotes.
+      throw new UsageError(
+        `give the prompt as one argument, in quotes: syn generate "${
+          positionals.join(" ").slice(0, 60)
+        }"`,
+      );
+    }
+    const prompt = (positionals[0] ?? "").trim();
     if (!prompt) throw new UsageError("a prompt is required");
     prompts = [prompt];
   }

@@ -106,7 +106,8 @@ export interface Provenance {
   model: string;
   parameters: { temperature: number | null; seed: number | null };
   trace_id: string;
-  mode: "mock" | "live" | "local";
+  /** The spec's two values: `live` only when a real provider answered. */
+  mode: "mock" | "live";
   timestamp: string;
   response_hash: string;
 }

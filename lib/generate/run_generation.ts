@@ -108,7 +108,8 @@ export async function runGeneration(
       temperature: config.temperature,
       seed,
       traceId,
-      mode: "local",
+      // Labs spec: provenance mode is mock|live; the offline engine is not live.
+      mode: "mock",
       now: deps.clock.now(),
       responseHash: hash,
     });

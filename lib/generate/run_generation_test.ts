@@ -69,7 +69,7 @@ Deno.test("runGeneration() validates, persists and logs a deterministic asset", 
     model: "syn-deterministic-1",
     parameters: { temperature: null, seed: 7 },
     trace_id: "00000000-0000-4000-8000-000000000001",
-    mode: "local",
+    mode: "mock",
     timestamp: "2025-10-02T00:00:00.000Z",
     response_hash: outcome.response_hash,
   });

@@ -1,0 +1,121 @@
+/**
+ * Regression tests for the spine hardening issue: each test names the item it covers.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { COMMANDS, runCli } from "../lib/cli/mod.ts";
+import { generateDeterministic } from "../lib/generate/mod.ts";
+import { fakeIo } from "./fakes/cli_io.ts";
+
+async function syn(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const io = fakeIo({ cwd: options.cwd, env: options.env });
+  const code = await runCli(args, io, COMMANDS);
+  return { code, out: io.out(), err: io.err() };
+}
+
+Deno.test({
+  name: "item 13: --seed -1 works and gives the asset of seed -1",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const result = await syn([
+      "generate",
+      "a red star",
+      "--seed",
+      "-1",
+      "--out",
+      "assets",
+      "--log-dir",
+      "logs",
+    ], { cwd: dir });
+    assert.equal(result.code, 0, result.err);
+    const summary = JSON.parse(result.out);
+    const asset = JSON.parse(await Deno.readTextFile(summary.asset_path));
+    assert.equal(asset.meta_info.provenance.parameters.seed, -1);
+    const expected = generateDeterministic("a red star", { seed: -1 }) as { shader: unknown };
+    assert.deepEqual(asset.shader, expected.shader);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test("item 13: extra positional words are an error, not joined into the prompt", async () => {
+  const result = await syn(["generate", "a", "red", "star"]);
+  assert.equal(result.code, 2);
+  assert.match(result.err, /give the prompt as one argument, in quotes: syn generate "a red star"/);
+});
+
+Deno.test({
+  name: "item 13: critique never says 0 error(s) for a schema-invalid document",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    await Deno.writeTextFile(join(dir, "bad.json"), '{"name": 5}');
+    const result = await syn(["critique", "bad.json", "--log-dir", "logs"], { cwd: dir });
+    assert.equal(result.code, 1, result.err);
+    assert.match(result.err, /schema invalid/);
+    assert.doesNotMatch(result.err, /\b0 error\(s\)/);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test("item 9: syn diff refuses documents too deep to diff with exit 2, never 1", async () => {
+  const dir = await Deno.makeTempDir();
+  const deep = (leaf: string) => "[".repeat(20_000) + leaf + "]".repeat(20_000);
+  await Deno.writeTextFile(join(dir, "a.json"), deep('{"a":1}'));
+  await Deno.writeTextFile(join(dir, "b.json"), deep('{"a":2}'));
+  const result = await syn(["diff", "a.json", "b.json"], { cwd: dir });
+  assert.equal(result.code, 2, result.err);
+  assert.match(result.err, /nests deeper than 5000 levels/);
+  assert.equal(result.out, "");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("item 9: syn diff still diffs documents just under the depth limit", async () => {
+  const dir = await Deno.makeTempDir();
+  const deep = (leaf: string) => "[".repeat(4_990) + leaf + "]".repeat(4_990);
+  await Deno.writeTextFile(join(dir, "a.json"), deep("1"));
+  await Deno.writeTextFile(join(dir, "b.json"), deep("2"));
+  const result = await syn(["diff", "--compact", "a.json", "b.json"], { cwd: dir });
+  assert.equal(result.code, 1, result.err);
+  assert.equal(JSON.parse(result.out)[0].op, "replace");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("item 9: syn diff refuses a document with too many values with exit 2", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(join(dir, "a.json"), `[${"0,".repeat(4_000_001)}0]`);
+  await Deno.writeTextFile(join(dir, "b.json"), "[]");
+  const result = await syn(["diff", "a.json", "b.json"], { cwd: dir });
+  assert.equal(result.code, 2, result.err);
+  assert.match(result.err, /more than 4000000 values/);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test({
+  name: "item 17: provenance mode is one of the spec's values (mock|live) for every engine",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    for (const engine of ["deterministic", "gemini", "openai", "anthropic"]) {
+      const result = await syn([
+        "generate",
+        "a blue pulse",
+        `--engine=${engine}`,
+        "--out",
+        "assets",
+        "--log-dir",
+        "logs",
+      ], { cwd: dir });
+      assert.equal(result.code, 0, `${engine}: ${result.err}`);
+      const asset = JSON.parse(await Deno.readTextFile(JSON.parse(result.out).asset_path));
+      assert.ok(
+        ["mock", "live"].includes(asset.meta_info.provenance.mode),
+        `${engine}: ${asset.meta_info.provenance.mode}`,
+      );
+    }
+    await Deno.remove(dir, { recursive: true });
+  },
+});
