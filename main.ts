@@ -3,6 +3,13 @@
  * Everything below `lib/` takes the world as parameters.
  */
 import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import {
+  MAX_DOT_ENV_BYTES,
+  neutralizeTerminalText,
+  parseDotEnv,
+  SerialWriter,
+} from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 
 const encoder = new TextEncoder();
@@ -28,14 +35,52 @@ export function selfCommand(): string[] {
     : [executable];
 }
 
+/**
+ * `.env` in the working folder, read once at start (`.env.sample` tells users to make
+ * one); the real environment always wins. A missing, unreadable or oversized file is
+ * simply not used.
+ */
+export function readDotEnv(cwd: string): Map<string, string> {
+  try {
+    const path = join(cwd, ".env");
+    const info = Deno.statSync(path);
+    if (!info.isFile || info.size > MAX_DOT_ENV_BYTES) return new Map();
+    return parseDotEnv(Deno.readTextFileSync(path)).values;
+  } catch {
+    return new Map();
+  }
+}
+
+/** Our own progress lines start with a carriage return, maybe an erase-line sequence. */
+function progressPrefix(text: string): string {
+  if (text.startsWith("\r\u001b[2K")) return "\r\u001b[2K";
+  return text.startsWith("\r") ? "\r" : "";
+}
+
+/**
+ * Standard error for humans and logs: writes are serialized and bounded, a closed stderr
+ * is ignored rather than failing the program, and control characters and ANSI escapes in
+ * what is written (provider text quoted in an error, a model's reply) are shown as text —
+ * except the progress prefix syn writes itself.
+ */
+function stderrWriter(): (text: string) => Promise<void> {
+  const writer = new SerialWriter((bytes) => Deno.stderr.write(bytes));
+  return (text) => {
+    const prefix = progressPrefix(text);
+    return writer.write(prefix + neutralizeTerminalText(text.slice(prefix.length)));
+  };
+}
+
 export function realIo(): CliIo {
+  const cwd = Deno.cwd();
+  const dotEnv = readDotEnv(cwd);
   return {
     stdout: (text) => writeAll(Deno.stdout, text),
-    stderr: (text) => writeAll(Deno.stderr, text),
+    stderr: stderrWriter(),
     stdin: Deno.stdin.readable,
-    env: (name) => Deno.env.get(name),
+    env: (name) => Deno.env.get(name) ?? dotEnv.get(name),
     stderrIsTerminal: Deno.stderr.isTerminal(),
-    cwd: Deno.cwd(),
+    cwd,
     selfCommand: selfCommand(),
   };
 }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { COMMANDS, runCli } from "../lib/cli/mod.ts";
 import { generateDeterministic } from "../lib/generate/mod.ts";
-import { fakeIo } from "./fakes/cli_io.ts";
+import { fakeIo, SELF_COMMAND } from "./fakes/cli_io.ts";
 
 async function syn(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
   const io = fakeIo({ cwd: options.cwd, env: options.env });
@@ -119,3 +119,94 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name: "item 6: mcp-serve survives a closed stderr: answers, exits 0, removes its ready file",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const ready = join(dir, "mcp.ready");
+    const child = new Deno.Command(SELF_COMMAND[0], {
+      args: [...SELF_COMMAND.slice(1), "mcp-serve", "--stdio"],
+      clearEnv: true,
+      env: childEnv({ MCP_READY_FILE: ready }),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await child.stderr.cancel(); // the reader goes away: every later write is EPIPE
+    const writer = child.stdin.getWriter();
+    await writer.write(
+      new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"list_schemas"}\n'),
+    );
+    const reader = child.stdout.getReader();
+    let out = "";
+    while (!out.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    await writer.close();
+    reader.releaseLock();
+    await child.stdout.cancel();
+    const status = await child.status;
+    clearTimeout(timer);
+    assert.match(out, /"id":1,"result"/);
+    assert.equal(status.code, 0);
+    await assert.rejects(Deno.stat(ready), Deno.errors.NotFound, "the ready file was left behind");
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test("item 8: untrusted text reaching stderr has its escapes shown as text", async () => {
+  const dir = await Deno.makeTempDir();
+  const result = await runSynChild(["validate", "\u001b[31mevil\u001b]0;title\u0007.json"], dir);
+  assert.equal(result.code, 2);
+  assert.ok(!result.stderr.includes("\u001b"), JSON.stringify(result.stderr));
+  assert.match(result.stderr, /\\x1b\[31mevil\\x1b\]0;title\\x07\.json/);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("item 15: .env in the working folder is read at start; the real environment wins", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(join(dir, ".env"), "# test\nLABS_FAIL_FAST=perhaps\n");
+  const fromFile = await runSynChild(["generate", "x"], dir);
+  assert.equal(fromFile.code, 2);
+  assert.match(fromFile.stderr, /LABS_FAIL_FAST must be 1 \(strict\) or 0 \(relaxed\): perhaps/);
+  const realWins = await runSynChild(["generate", "x", "--out", "o", "--log-dir", "l"], dir, {
+    LABS_FAIL_FAST: "1",
+  });
+  assert.equal(realWins.code, 0, realWins.stderr);
+  await Deno.remove(dir, { recursive: true });
+});
+
+function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: "/usr/bin:/bin",
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    ...extra,
+  };
+  const denoDir = Deno.env.get("DENO_DIR");
+  if (denoDir) env.DENO_DIR = denoDir;
+  return env;
+}
+
+async function runSynChild(args: string[], cwd: string, extra: Record<string, string> = {}) {
+  const child = new Deno.Command(SELF_COMMAND[0], {
+    args: [...SELF_COMMAND.slice(1), ...args],
+    clearEnv: true,
+    env: childEnv(extra),
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const output = await child.output();
+  clearTimeout(timer);
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}

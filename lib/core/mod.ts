@@ -28,3 +28,5 @@ export { lineColumnAt, parseJson } from "./parse_json.ts";
 export { appendJsonl, appendJsonlLines, readJsonl, writeFileAtomic } from "./jsonl.ts";
 export { VERSION } from "./version.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
+export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
+export { MAX_DOT_ENV_BYTES, parseDotEnv } from "./dot_env.ts";
