@@ -34,6 +34,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./chat.ts"),
   },
   {
+    name: "synthesize",
+    summary: "ingest recorded tool calls and turn repeated chains into composite tools",
+    load: () => import("./synthesize.ts"),
+  },
+  {
     name: "critique",
     summary: "validate an asset through the validator service and check its quality",
     load: () => import("./critique.ts"),

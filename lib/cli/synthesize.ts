@@ -1,0 +1,188 @@
+import { resolve } from "node:path";
+import { neutralizeTerminalText, UsageError } from "../core/mod.ts";
+import {
+  type EventStore,
+  INGEST_FORMATS,
+  type IngestFormat,
+  type IngestProgress,
+  type IngestReport,
+  type IngestSource,
+  ingestSources,
+  openEventStore,
+} from "../synthesize/mod.ts";
+import { parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
+into composite tools
+
+Usage:
+  syn synthesize ingest <file|dir|->... [--format F] [--state-dir DIR] [--json]
+
+Subcommands:
+  ingest    read recorded tool calls into the event store (the input of everything else)
+
+ingest reads JSON Lines from files, folders (every *.jsonl inside, recursively) and
+'-' (standard input). --format says what the lines are (default auto: decided per line):
+  events    one tool event per line, our format (schemas/records/tool-event.schema.json):
+            {"event_id": "e1", "session_id": "s1", "tool_id": "kb.search",
+             "input_params": {"q": "x"}, "output_summary": "3 hits", "outcome": "SUCCESS",
+             "latency_ms": 42, "ts": "2026-01-01T10:00:00Z"}
+            outcome is SUCCESS, FAILURE or TIMEOUT; ts an RFC 3339 date-time with a
+            time zone, or unix seconds.
+  trace     the traces of 'syn chat' (<state-dir>/traces/*.jsonl; they keep tool outputs
+            only with --log-content) and of 'syn tools run --trace FILE': {ts, kind, data}
+            lines; each tool_done line is one event, the other kinds are skipped.
+  taubench  sessions.jsonl of the public tau-bench corpus: one line per session, one
+  bfcl      event per call (the BFCL multi-turn corpus has the same shape). They record no
+            ids or times: event_id is <session_id>:<index>, ts a clock that follows the
+            file (line × 1000 + index, in unix seconds), latency 0, outcome FAILURE when
+            the output starts with "Error", else SUCCESS.
+
+Within a session, events are ordered by ts, then by file order.
+Ingest is idempotent: an event whose event_id is already stored is counted as a
+duplicate and the stored copy stays, so ingesting the same files again adds nothing.
+A line that holds no valid event is reported with its file, line and reason, and
+skipped; the rest is still ingested. Lines over 1 MiB and files over 256 MiB are
+refused before parsing.
+
+Where events are kept:
+  --state-dir DIR   the state folder (default $SYN_STATE_DIR, else .syn/ here); the
+                    event store is DIR/events.sqlite (SQLite, WAL)
+  SYN_EVENT_STORE   a postgres://user:password@host:5432/db URL keeps the events in
+                    Postgres instead (table syn_tool_events, created when missing)
+
+Options:
+  --format F        auto | events | trace | taubench | bfcl (default auto)
+  --json            print the report as JSON: counts, the store, the bad lines
+  -h, --help        show this help
+
+Exit codes: 0 every line was read, 1 some lines were bad (the good ones are stored),
+2 bad usage, a missing input or an unreachable store.
+
+Examples:
+  syn synthesize ingest events.jsonl
+  syn synthesize ingest .syn/traces/
+  syn tools run fs.list_dir --root . --trace trace.jsonl && syn synthesize ingest trace.jsonl
+  syn synthesize ingest --format taubench ../shared/conformance/agent-traces/tau-bench/sessions.jsonl
+  cat events.jsonl | syn synthesize ingest - --json
+  SYN_EVENT_STORE=postgres://syn@127.0.0.1:5432/agents syn synthesize ingest traces/
+`;
+
+type Subcommand = (args: string[], io: CliIo) => Promise<number>;
+
+/** One function per subcommand; the next stages (mine, run, validate, ...) join this table. */
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  ingest,
+};
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  const names = Object.keys(SUBCOMMANDS).join(", ");
+  if (sub === undefined) throw new UsageError(`say which step to run: ${names}`);
+  if (sub === "--help" || sub === "-h") return await io.stdout(help), EXIT.ok;
+  const command = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
+  if (!command) {
+    throw new UsageError(`unknown synthesize subcommand: ${printable(sub)} (say ${names})`);
+  }
+  return await command(rest, io);
+}
+
+/** The state folder: --state-dir, else SYN_STATE_DIR, else .syn/ in the current folder. */
+export function stateDirectory(io: CliIo, flag: string | undefined): string {
+  return resolve(io.cwd, flag || io.env("SYN_STATE_DIR") || ".syn");
+}
+
+/** Text from outside (file names, reasons) with control characters escaped for a terminal. */
+function printable(text: string): string {
+  return neutralizeTerminalText(text).replaceAll("\n", "\\n");
+}
+
+const BAD_LINES_SHOWN = 20;
+
+async function ingest(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize ingest", args, {
+    format: { type: "string" },
+    "state-dir": { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.help) return await io.stdout(help), EXIT.ok;
+  const format = (values.format ?? "auto") as IngestFormat;
+  if (!INGEST_FORMATS.includes(format)) {
+    throw new UsageError(`--format takes ${INGEST_FORMATS.join(" | ")}: ${printable(format)}`);
+  }
+  const sources = ingestInputs(positionals, io);
+  await using store = await openEventStore(stateDirectory(io, values["state-dir"]), io.env);
+  const progress = io.stderrIsTerminal ? progressLine(io) : undefined;
+  const report = await ingestSources(store, sources, { format, onProgress: progress?.update });
+  await progress?.clear();
+  await printReport(io, store, report, values.json ?? false);
+  return report.bad_total ? EXIT.failure : EXIT.ok;
+}
+
+function ingestInputs(positionals: string[], io: CliIo): IngestSource[] {
+  if (positionals.length === 0) {
+    throw new UsageError("name the files or folders to ingest ('-' for standard input)");
+  }
+  if (positionals.filter((name) => name === "-").length > 1) {
+    throw new UsageError("'-' (standard input) can be given once");
+  }
+  return positionals.map((name) =>
+    name === "-" ? { path: "-", stream: io.stdin } : { path: resolve(io.cwd, name), name }
+  );
+}
+
+/** A progress line on standard error, redrawn at most every 100 ms. */
+function progressLine(io: CliIo) {
+  let last = 0;
+  let shown = false;
+  return {
+    update(progress: IngestProgress): void {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      shown = true;
+      void io.stderr(
+        `\r\x1b[2Kingest: ${
+          printable(progress.file)
+        }: ${progress.read} events, ${progress.added} new, ${progress.duplicates} duplicates, ${progress.bad} bad lines`,
+      );
+    },
+    async clear(): Promise<void> {
+      if (shown) await io.stderr("\r\x1b[2K");
+    },
+  };
+}
+
+async function printReport(
+  io: CliIo,
+  store: EventStore,
+  report: IngestReport,
+  json: boolean,
+): Promise<void> {
+  const stored = await store.stats();
+  if (json) {
+    const document = {
+      store: store.location,
+      ...report,
+      stored_events: stored.events,
+      stored_sessions: stored.sessions,
+    };
+    await io.stdout(`${JSON.stringify(document, null, 2)}\n`);
+    return;
+  }
+  for (const bad of report.bad.slice(0, BAD_LINES_SHOWN)) {
+    await io.stderr(`${printable(bad.file)}:${bad.line}: ${printable(bad.reason)}\n`);
+  }
+  if (report.bad_total > BAD_LINES_SHOWN) {
+    await io.stderr(
+      `... ${report.bad_total - BAD_LINES_SHOWN} more bad lines (--json lists them)\n`,
+    );
+  }
+  const files = report.files === 1 ? "1 file" : `${report.files} files`;
+  await io.stdout(
+    `${files}: ${report.read} events read, ${report.added} added, ${report.duplicates} duplicates` +
+      `, ${report.skipped} lines without an event, ${report.bad_total} bad lines\n` +
+      `${printable(store.location)}: ${stored.events} events in ${stored.sessions} sessions\n`,
+  );
+}

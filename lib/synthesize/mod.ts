@@ -1,0 +1,53 @@
+/**
+ * @module
+ * Tool synthesis (Huginn spec): recorded tool events, the stores that keep them
+ * (`node:sqlite` by default, Postgres through `SYN_EVENT_STORE`), ingest of event JSONL,
+ * `syn chat`/`syn tools --trace` traces and the public agent-trace corpora, chain mining,
+ * synthesis of composite tools, replay validation and promotion.
+ *
+ * ```ts
+ * import { ingestSources, openEventStore } from "./mod.ts";
+ * await using store = await openEventStore(".syn", (name) => Deno.env.get(name));
+ * const counts = await ingestSources(store, [{ path: "events.jsonl" }]);
+ * // { files: 1, read: 120, added: 120, duplicates: 0, skipped: 0, bad: [], bad_total: 0 }
+ * ```
+ */
+export {
+  compareEvents,
+  parseToolEvent,
+  type StoredToolEvent,
+  timestampMs,
+  toEventRecord,
+  TOOL_OUTCOMES,
+  type ToolEvent,
+  type ToolEventParser,
+  toolEventParser,
+  type ToolEventRecord,
+  type ToolEventVerdict,
+  type ToolOutcome,
+} from "./tool_event.ts";
+export type {
+  AppendResult,
+  EventStore,
+  SessionEvents,
+  SessionRange,
+  SessionSummary,
+} from "./event_store.ts";
+export {
+  openSqliteDatabase,
+  openSqliteEventStore,
+  SQLITE_EVENTS_FILE,
+  SqliteEventStore,
+} from "./sqlite_event_store.ts";
+export { openEventStore } from "./open_event_store.ts";
+export { openPostgresEventStore, postgresLocation } from "./postgres_event_store.ts";
+export {
+  type BadLine,
+  INGEST_FORMATS,
+  type IngestFormat,
+  type IngestOptions,
+  type IngestProgress,
+  type IngestReport,
+  type IngestSource,
+  ingestSources,
+} from "./ingest.ts";
