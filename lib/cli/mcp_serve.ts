@@ -32,7 +32,10 @@ Environment (flags win):
   MCP_ENDPOINT        stdio | tcp | socket (unset: stdio, or tcp if MCP_HOST/MCP_PORT is set)
   MCP_HOST, MCP_PORT  TCP address for tcp (host defaults to 127.0.0.1)
   MCP_SOCKET_PATH     socket path when MCP_ENDPOINT=socket
-  MCP_READY_FILE      ready file, default /tmp/mcp.ready ("<pid> <ISO8601>")
+  MCP_READY_FILE      ready file, default /tmp/mcp.ready ("<pid> <ISO8601>"); only a
+                      stale ready file there is replaced — anything else (a device, a
+                      link, your file) is left alone; with the default taken by a live
+                      server, /tmp/mcp-<pid>.ready is used
   SYN_SCHEMAS_DIR, SYN_EXAMPLES_DIR       schema and example folders
   SYN_BACKEND_URL, SYN_BACKEND_ASSETS_PATH  enable populate_backend (default path
                       /synesthetic-assets/)
@@ -162,20 +165,18 @@ async function runUntilStopped(
   log: (line: string) => void,
   compile: () => Promise<void>,
 ): Promise<number> {
-  const readyFile = io.env("MCP_READY_FILE") || DEFAULT_READY_FILE;
+  const explicit = io.env("MCP_READY_FILE");
   const readyLine = `${Deno.pid} ${new Date().toISOString()}\n`;
+  let readyFile: string | undefined;
   const stopRequested = Promise.withResolvers<void>();
   const stop = () => stopRequested.resolve();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stop);
   try {
-    try {
-      await writeReadyFile(readyFile, readyLine);
-    } catch (error) {
-      log(
-        `mcp:warn ready_file=${JSON.stringify(readyFile)} detail=${JSON.stringify(String(error))}`,
-      );
-    }
+    readyFile = await claimReadyFile(explicit || DEFAULT_READY_FILE, readyLine, {
+      isDefault: !explicit,
+      warn: log,
+    });
     const address = server.mode === "stdio" ? "" : ` address=${server.address}`;
     log(`mcp:ready mode=${server.mode}${address}`);
     // Until stdin ends (stdio) or a signal comes; then in-flight requests are answered,
@@ -196,23 +197,77 @@ async function runUntilStopped(
     return EXIT.ok;
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, stop);
-    await removeIfOurs(readyFile, readyLine);
+    if (readyFile) await removeIfOurs(readyFile, readyLine);
+  }
+}
+
+/** A ready file's content: `<pid> <ISO8601>` and a newline (MCP spec §3). */
+const READY_LINE = /^(\d+) \S+\n$/;
+
+/** True while a process with this id exists (Linux: /proc). */
+function processAlive(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
   }
 }
 
 /**
- * Creates the ready file afresh, never writing through a symlink someone planted at the
- * path (the default lives in the shared /tmp): O_CREAT|O_EXCL does not follow links. A
- * stale file or link already there is removed first (the link, not what it points at).
+ * What is at `path` now: nothing, a ready file of a server that is gone (ours to
+ * replace), a ready file of a live server, or something else entirely — a device such as
+ * /dev/null, a folder, a link, a FIFO, a user's file — which is never touched.
  */
-async function writeReadyFile(path: string, content: string): Promise<void> {
+async function readyFileState(path: string): Promise<"free" | "stale" | "live" | "foreign"> {
+  let info: Deno.FileInfo;
   try {
-    await Deno.writeTextFile(path, content, { createNew: true });
-  } catch (error) {
-    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    await Deno.remove(path);
-    await Deno.writeTextFile(path, content, { createNew: true });
+    info = await Deno.lstat(path);
+  } catch {
+    return "free";
   }
+  if (!info.isFile || info.size > 128) return "foreign";
+  const match = READY_LINE.exec(await Deno.readTextFile(path).catch(() => ""));
+  if (!match) return "foreign";
+  return processAlive(Number(match[1])) ? "live" : "stale";
+}
+
+/**
+ * Creates the ready file and returns its path, or `undefined` (with a warning) when none
+ * can be made. Only a stale ready file is replaced; with the default path taken by a live
+ * server, this one gets `/tmp/mcp-<pid>.ready` instead, so two servers never share one.
+ * O_CREAT|O_EXCL never follows a link planted at the path.
+ */
+export async function claimReadyFile(
+  path: string,
+  content: string,
+  options: { isDefault: boolean; warn: (line: string) => void },
+): Promise<string | undefined> {
+  const state = await readyFileState(path);
+  if (state === "stale") await Deno.remove(path).catch(() => {});
+  if (state === "free" || state === "stale") {
+    try {
+      await Deno.writeTextFile(path, content, { createNew: true, mode: 0o644 });
+      return path;
+    } catch (error) {
+      options.warn(
+        `mcp:warn ready_file=${JSON.stringify(path)} detail=${JSON.stringify(errorMessage(error))}`,
+      );
+      return undefined;
+    }
+  }
+  const what = state === "live"
+    ? "belongs to another running server"
+    : "exists and is not a ready file";
+  if (options.isDefault) {
+    const own = `/tmp/mcp-${Deno.pid}.ready`;
+    options.warn(`mcp:warn ready_file=${JSON.stringify(path)} ${what}; using ${own}`);
+    return await claimReadyFile(own, content, { ...options, isDefault: false });
+  }
+  options.warn(
+    `mcp:warn ready_file=${JSON.stringify(path)} ${what}; left untouched, no ready file written`,
+  );
+  return undefined;
 }
 
 /** Removes the ready file unless another server has replaced it since. */
