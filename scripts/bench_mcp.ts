@@ -225,8 +225,22 @@ function median(values: number[]): number {
 async function main() {
   const { values } = parseArgs({ options: { requests: { type: "string" } } });
   const count = Number(values.requests ?? 3000);
+  // A user's clone has no ../shared: fall back on our own schemas and canonical example.
+  const haveShared = await Deno.stat(`${shared}examples/SynestheticAsset_Example1.json`).then(
+    () => true,
+    () => false,
+  );
+  if (!haveShared) {
+    console.warn(
+      "conformance data not found beside the repository; using schemas/ and canonical-baseline",
+    );
+  }
   const asset = JSON.parse(
-    await Deno.readTextFile(`${shared}examples/SynestheticAsset_Example1.json`),
+    await Deno.readTextFile(
+      haveShared
+        ? `${shared}examples/SynestheticAsset_Example1.json`
+        : fileURLToPath(new URL("../schemas/examples/canonical-baseline.json", import.meta.url)),
+    ),
   );
   const request = JSON.stringify({
     jsonrpc: "2.0",
@@ -234,10 +248,9 @@ async function main() {
     method: "validate_asset",
     params: { asset, schema: "synesthetic-asset" },
   }) + "\n";
-  const env = {
-    SYN_SCHEMAS_DIR: `${shared}jsonschema`,
-    SYN_EXAMPLES_DIR: `${shared}examples`,
-  };
+  const env: Record<string, string> = haveShared
+    ? { SYN_SCHEMAS_DIR: `${shared}jsonschema`, SYN_EXAMPLES_DIR: `${shared}examples` }
+    : {};
   const dir = await Deno.makeTempDir({ prefix: "syn_bench_" });
   const rows: string[][] = [];
   try {
