@@ -100,6 +100,12 @@ export const geminiWire: Wire = {
     if (chunk.error !== undefined) throw errorOf(chunk);
     const deltas: string[] = [];
     const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+    const blocked = asRecord(chunk.promptFeedback).blockReason;
+    // A blocked prompt streams one chunk with the reason and no candidates: retrying the
+    // same prompt gives the same answer, so it is a bad_response (never retried), not a cut.
+    if (candidates.length === 0 && blocked !== undefined) {
+      throw new ProviderError("bad_response", `Prompt blocked: ${String(blocked).slice(0, 100)}`);
+    }
     if (candidates.length > 0) {
       const candidate = asRecord(candidates[0]);
       const text = candidateText(candidate);
