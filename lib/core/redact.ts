@@ -27,41 +27,55 @@ const KEY_PATTERNS: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
   new RegExp(`([?&](?:${QUERY_SECRET_NAMES})=)[^&\\s"']+`, "gi"),
+  // An Authorization header echoed back by a backend, in any quoting: scheme and credentials.
+  /((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:[A-Za-z][\w-]*\s+)?[^\s"',;}]+/gi,
 ];
 
 /**
- * A known secret cut short (a detail truncated inside it) is still recognized by its first
- * this many characters; fewer give too little away to be told from ordinary text.
+ * A fragment of a known secret this long or longer is masked wherever it appears — its
+ * start, its end, its middle — so a provider echoing part of a key (a suffix in an error,
+ * "…abcd1234") leaks nothing. Shorter runs give too little away to tell from ordinary text.
  */
-const SECRET_PREFIX_CHARS = 12;
+export const SECRET_FRAGMENT_CHARS = 8;
 
-/** Masks every run of text that starts with the first characters of `secret` and follows it. */
-function maskCutSecret(text: string, secret: string): string {
-  const head = secret.slice(0, SECRET_PREFIX_CHARS);
+/** Masks every run of `text` of at least 8 characters that also occurs inside `secret`. */
+function maskFragments(text: string, secret: string): string {
+  if (secret.length < SECRET_FRAGMENT_CHARS || text.length < SECRET_FRAGMENT_CHARS) return text;
+  const grams = new Set<string>();
+  for (let i = 0; i + SECRET_FRAGMENT_CHARS <= secret.length; i++) {
+    grams.add(secret.slice(i, i + SECRET_FRAGMENT_CHARS));
+  }
   let result = "";
   let from = 0;
-  let at = text.indexOf(head);
-  while (at !== -1) {
-    let end = at + head.length;
-    while (end < text.length && end - at < secret.length && text[end] === secret[end - at]) end++;
-    result += text.slice(from, at) + REDACTED;
+  let i = 0;
+  while (i + SECRET_FRAGMENT_CHARS <= text.length) {
+    if (!grams.has(text.slice(i, i + SECRET_FRAGMENT_CHARS))) {
+      i++;
+      continue;
+    }
+    // Extend the run while every window stays a piece of the secret.
+    let end = i + SECRET_FRAGMENT_CHARS;
+    while (end < text.length && grams.has(text.slice(end - SECRET_FRAGMENT_CHARS + 1, end + 1))) {
+      end++;
+    }
+    result += text.slice(from, i) + REDACTED;
     from = end;
-    at = text.indexOf(head, end);
+    i = end;
   }
   return result + text.slice(from);
 }
 
 /**
- * Masks every known secret (also one cut short, from its first 12 characters on) and
- * anything shaped like an API key. The same function is used for error details, log
- * records and debug output.
+ * Masks every known secret (whole, or any fragment of 8 characters or more), the value of
+ * any `Authorization` header echoed back, and anything shaped like an API key. The same
+ * function is used for error details, log records, debug output and property names.
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let result = text;
   for (const secret of secrets) {
     if (!secret) continue;
     result = result.split(secret).join(REDACTED);
-    if (secret.length > SECRET_PREFIX_CHARS) result = maskCutSecret(result, secret);
+    result = maskFragments(result, secret);
   }
   for (const pattern of KEY_PATTERNS) {
     result = result.replace(
@@ -73,8 +87,13 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
   return result;
 }
 
+/**
+ * Fields that carry credentials by protocol: HTTP auth headers and API key parameters. An
+ * asset field merely *named* `token` or `secret` is content, not a credential: it is
+ * masked only where it holds a known secret or a key-shaped value, like any other text.
+ */
 const SECRET_FIELD =
-  /^(authorization|x-api-key|x-goog-api-key|api[_-]?key|.*_api_key|password|secret|token)$/i;
+  /^(authorization|proxy-authorization|x-api-key|x-goog-api-key|api[_-]?key|.*_api_key)$/i;
 
 /**
  * Deep copy with secrets masked in every string and under secret-looking field names.
@@ -85,6 +104,8 @@ export function redactValue<T>(value: T, secrets: readonly string[] = []): T {
     key !== undefined && SECRET_FIELD.test(key) && text !== ""
       ? REDACTED
       : redactText(text, secrets);
+  // A key can be echoed in a property *name* too: names are masked like any text.
+  const nameOf = (name: string): string => redactText(name, secrets);
   const copyOf = (item: unknown, key: string | undefined): unknown => {
     if (typeof item === "string") return redactString(item, key);
     if (Array.isArray(item)) return new Array(item.length);
@@ -99,7 +120,7 @@ export function redactValue<T>(value: T, secrets: readonly string[] = []): T {
     const [source, target] = pending.pop()!;
     const entries: [string | number, unknown, string | undefined][] = Array.isArray(source)
       ? Array.from(source, (entry, index) => [index, entry, undefined])
-      : Object.entries(source).map(([name, entry]) => [name, entry, name]);
+      : Object.entries(source).map(([name, entry]) => [nameOf(name), entry, name]);
     for (const [slot, entry, key] of entries) {
       const copy = copyOf(entry, key);
       if (slot === "__proto__") {

@@ -49,14 +49,15 @@ Deno.test("redactValue() copes with deep nesting, sparse arrays and __proto__ me
   assert.equal(redactValue(7), 7);
 });
 
-Deno.test("redactText() masks a known secret cut short, from its first 12 characters on", () => {
+Deno.test("redactText() masks a known secret cut short, from 8 characters on", () => {
   const secret = "my-own-secret-value-0123456789";
   // A message truncated inside the key, as error details are ("…" after 300 characters).
   const cut = `HTTP 401: bad key ${secret.slice(0, 21)}…`;
   assert.equal(redactText(cut, [secret]), `HTTP 401: bad key ${REDACTED}…`);
   assert.equal(redactText(`x ${secret} y`, [secret]), `x ${REDACTED} y`);
-  // Fewer than 12 characters give too little away to be told from ordinary text.
-  assert.equal(redactText("my-own-sec", [secret]), "my-own-sec");
+  // Fewer than 8 characters give too little away to be told from ordinary text.
+  assert.equal(redactText("my-own-", [secret]), "my-own-");
+  assert.equal(redactText("my-own-s", [secret]), REDACTED);
 });
 
 Deno.test("redactText() masks credentials in common URL query parameters", () => {
