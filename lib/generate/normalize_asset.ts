@@ -217,6 +217,54 @@ function coerceDefault(item: JsonObject): void {
   }
 }
 
+/** Vector uniform types and their lengths (GLSL). */
+const VECTOR_LENGTHS: Readonly<Record<string, number>> = { vec2: 2, vec3: 3, vec4: 4 };
+
+/**
+ * A uniform's default as its GLSL type needs it: `float`/`int` a number, `vecN` N
+ * numbers. Numeric strings are converted; anything else of the wrong kind is an issue,
+ * never passed through to the shader.
+ */
+function coerceUniformDefault(uniform: JsonObject, path: string, issues: ShapeIssue[]): void {
+  const type = String(uniform.type);
+  const value = uniform.default;
+  if (value === undefined || value === null) return;
+  const toNumber = (item: unknown): number | undefined =>
+    typeof item === "number" ? item : numericString(item);
+  if (type === "float" || type === "int") {
+    const number = toNumber(value);
+    if (number === undefined) issues.push({ path, msg: `must be a number for a ${type} uniform` });
+    else uniform.default = number;
+    return;
+  }
+  const length = VECTOR_LENGTHS[type];
+  if (length === undefined) return;
+  const numbers = Array.isArray(value) ? value.map(toNumber) : [];
+  if (numbers.length !== length || numbers.some((number) => number === undefined)) {
+    issues.push({ path, msg: `must be ${length} numbers for a ${type} uniform` });
+    return;
+  }
+  uniform.default = numbers as number[];
+}
+
+/** A copy with every numeric string (at any depth) converted to its number. */
+function coerceNumericStrings(value: unknown): unknown {
+  const number = numericString(value);
+  if (number !== undefined) return number;
+  if (Array.isArray(value)) return value.map(coerceNumericStrings);
+  if (value === null || typeof value !== "object") return value;
+  const copy: JsonObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    Object.defineProperty(copy, key, {
+      value: key === "type" ? item : coerceNumericStrings(item),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
 function byKey<T extends JsonObject>(items: readonly T[] | undefined, key: string) {
   const map = new Map<string, T>();
   for (const item of items ?? []) {
@@ -358,6 +406,7 @@ function normalizeShader(
       `/shader/uniforms/${index}`,
       issues,
     );
+    coerceUniformDefault(filled, `/shader/uniforms/${index}/default`, issues);
     return filled as unknown as UniformDef;
   });
   const baseParameters = byKey(base.input_parameters as unknown as JsonObject[], "parameter");
@@ -421,7 +470,14 @@ function normalizeTone(
   // synth that uses `options` or gives nothing gets the baseline's options filled in.
   const flat = ["oscillator", "envelope", "volume"].some((key) => synth[key] !== undefined);
   if (!flat) synth.options = fillMissing({ ...(synth.options as JsonObject ?? {}) }, baseOptions);
-  tone.synth = synth;
+  // Tone.js takes numbers for volume, detune, envelope times…: "0.1" would reach the
+  // synth as a string. Numeric strings become numbers; words ("sine") stay words.
+  tone.synth = coerceNumericStrings(synth) as JsonObject;
+  if (Array.isArray(tone.effects)) {
+    tone.effects = (tone.effects as JsonObject[]).map((effect) =>
+      coerceNumericStrings(effect) as JsonObject
+    );
+  }
   return tone as SynestheticAsset["tone"];
 }
 
