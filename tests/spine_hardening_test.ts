@@ -260,3 +260,48 @@ Deno.test("item 3: with the default path held by a live server, a second server 
   await Deno.remove(path!);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test({
+  name:
+    "item 1: 429, 429, then an answer without controls and haptic ends in success, the fill recorded",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { startMockLlmServer } = await import("../scripts/mock_llm_server.ts");
+    const { canonicalBaseline } = await import("../lib/generate/mod.ts");
+    const partial = structuredClone(canonicalBaseline()) as unknown as Record<string, unknown>;
+    delete partial.control;
+    delete partial.haptic;
+    delete partial.meta_info;
+    await using llm = await startMockLlmServer({ answer: () => partial });
+    llm.script("429", "429");
+    const dir = await Deno.makeTempDir();
+    const env = {
+      LABS_EXTERNAL_LIVE: "1",
+      OPENAI_API_KEY: "sk-test-key-0000000000000000",
+      OPENAI_ENDPOINT: llm.openaiUrl,
+    };
+    const result = await syn([
+      "generate",
+      "a violet hum",
+      "--engine=openai",
+      "--out",
+      "assets",
+      "--log-dir",
+      "logs",
+    ], { cwd: dir, env });
+    assert.equal(result.code, 0, result.err + result.out);
+    assert.equal(llm.requests.length, 3);
+    const asset = JSON.parse(await Deno.readTextFile(JSON.parse(result.out).asset_path));
+    assert.deepEqual(asset.meta_info.provenance.filled_sections, [
+      "haptic",
+      "control",
+      "meta_info",
+    ]);
+    const record = JSON.parse(
+      (await Deno.readTextFile(join(dir, "logs", "generator.jsonl"))).trim(),
+    );
+    assert.deepEqual(record.filled_sections, ["haptic", "control", "meta_info"]);
+    await Deno.remove(dir, { recursive: true });
+  },
+});

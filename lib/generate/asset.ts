@@ -110,6 +110,8 @@ export interface Provenance {
   mode: "mock" | "live";
   timestamp: string;
   response_hash: string;
+  /** Sections the answer lacked, filled from the canonical baseline (absent when none). */
+  filled_sections?: string[];
 }
 
 export interface MetaInfo extends JsonObject {

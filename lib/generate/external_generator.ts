@@ -263,8 +263,9 @@ export function createExternalGenerator(
         }
       }
       let normalized: SynestheticAsset;
+      const filled: string[] = [];
       try {
-        normalized = normalizeAsset(answer, { prompt });
+        normalized = normalizeAsset(answer, { prompt, filled });
       } catch (error) {
         if (error instanceof SynError) {
           throw new SynError("bad_response", error.message, {
@@ -288,6 +289,7 @@ export function createExternalGenerator(
         mode: result.mode,
         now: clock.now(),
         responseHash: result.responseHash,
+        filledSections: filled,
       });
       return { asset: withProvenance(normalized, provenance), envelope, provenance, response };
     },

@@ -18,6 +18,8 @@ export interface NormalizeOptions {
   baseline?: SynestheticAsset;
   /** The user's prompt: the title, description and tags fall back to it. */
   prompt?: string;
+  /** Receives the names of the sections the answer lacked and the baseline filled. */
+  filled?: string[];
 }
 
 const num = s.number();
@@ -288,8 +290,9 @@ function requireFields(
 
 /**
  * Maps an engine's or provider's answer onto a schema-0.7.3 asset (Labs spec
- * "Normalization Contract"): `controls` → `control`, `meta` → `meta_info`; every section
- * required; unknown keys, wrong types and missing required fields rejected; numeric
+ * "Normalization Contract"): `controls` → `control`, `meta` → `meta_info`; a missing
+ * section is filled from the baseline (and named in `options.filled`), an answer with no
+ * section at all refused; unknown keys, wrong types and missing required fields rejected; numeric
  * strings coerced where only a number fits (and for the `default` of a control or
  * parameter whose `type` is numeric); missing optional fields filled from the
  * canonical baseline; `mouse.x → shader.u_px` and inverted `mouse.y → shader.u_py`
@@ -325,17 +328,19 @@ export function normalizeAsset(raw: unknown, options: NormalizeOptions = {}): Sy
     control: Array.isArray(controls) ? { control_parameters: controls } : controls,
     meta_info: answer.meta_info ?? answer.meta,
   };
-  for (const section of REQUIRED_SECTIONS) {
-    if (sections[section] === undefined) {
-      const spelled = section === "control"
-        ? "controls"
-        : section === "meta_info"
-        ? "meta"
-        : section;
-      issues.push({ path: "", msg: `missing required section '${spelled}'` });
-    }
+  // Labs normalization contract: sections come from the baseline "unless provider
+  // supplies" them. Only an answer with none at all has nothing usable.
+  const missing = REQUIRED_SECTIONS.filter((section) => sections[section] === undefined);
+  if (missing.length === REQUIRED_SECTIONS.length) {
+    issues.push({ path: "", msg: "no usable section (shader, tone, haptic, controls, meta)" });
   }
   if (issues.length) fail(issues);
+  for (const section of missing) {
+    sections[section] = section === "meta_info"
+      ? {}
+      : structuredClone(baseline[section]) as unknown as JsonObject;
+    options.filled?.push(section);
+  }
 
   const shader = normalizeShader(sections.shader as JsonObject, baseline, issues);
   const tone = normalizeTone(sections.tone as JsonObject, baseline, issues);

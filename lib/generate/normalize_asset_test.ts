@@ -76,8 +76,9 @@ Deno.test("normalizeAsset() rejects unknown keys, wrong types and missing requir
   const missing = answer();
   delete (missing.shader as JsonObject).fragment_shader;
   delete missing.tone;
+  // A missing section is filled from the baseline; a required field inside a section the
+  // answer did give is still missing.
   assert.deepEqual(issuesOf(() => normalizeAsset(missing)), [
-    { path: "", msg: "missing required section 'tone'" },
     { path: "/shader", msg: "missing required field 'fragment_shader'" },
   ]);
   const control = answer();
@@ -234,4 +235,20 @@ Deno.test({
     assert.equal(generated.asset.name, "file:///etc/passwd");
     assert.deepEqual(preflightAsset(generated.asset), []);
   },
+});
+
+Deno.test("normalizeAsset() fills missing sections from the baseline and names them", () => {
+  const partial = answer();
+  delete partial.haptic;
+  delete partial.controls;
+  delete partial.meta;
+  const filled: string[] = [];
+  const asset = normalizeAsset(partial, { prompt: "a red pulse", filled });
+  assert.deepEqual(filled, ["haptic", "control", "meta_info"]);
+  const baseline = canonicalBaseline();
+  assert.deepEqual(asset.haptic, baseline.haptic);
+  assert.equal(asset.meta_info.category, "multimodal");
+  assert.ok(asset.control.control_parameters.length > 0);
+  assert.equal(issuesOf(() => normalizeAsset({})).length, 1);
+  assert.match(issuesOf(() => normalizeAsset({}))[0].msg, /no usable section/);
 });

@@ -14,6 +14,8 @@ export interface ProvenanceInput {
   now: number;
   /** core `responseHash` of the raw answer. */
   responseHash: string;
+  /** Sections the normalizer filled from the baseline. */
+  filledSections?: readonly string[];
 }
 
 /**
@@ -31,6 +33,7 @@ export function buildProvenance(input: ProvenanceInput): Provenance {
     mode: input.mode,
     timestamp: new Date(input.now).toISOString(),
     response_hash: input.responseHash,
+    ...(input.filledSections?.length ? { filled_sections: [...input.filledSections] } : {}),
   };
 }
 

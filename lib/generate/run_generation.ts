@@ -238,6 +238,7 @@ export async function runGeneration(
     ...outcome,
     transport,
     seed: provenance?.parameters.seed ?? config.seed,
+    ...(provenance?.filled_sections ? { filled_sections: provenance.filled_sections } : {}),
   });
   return { ...outcome, asset };
 }
