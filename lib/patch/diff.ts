@@ -82,7 +82,11 @@ export function diff(
       }
     }
   }
-  return operations.sort((left, right) =>
-    compareCodePoints(left.path, right.path) || OPERATION_RANK[left.op] - OPERATION_RANK[right.op]
-  );
+  return operations.sort(compareOperations);
+}
+
+/** The spec's output order: by path (code points), then `remove` < `add` < `replace`. */
+export function compareOperations(left: DiffOperation, right: DiffOperation): number {
+  return compareCodePoints(left.path, right.path) ||
+    OPERATION_RANK[left.op] - OPERATION_RANK[right.op];
 }
