@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 /**
  * Test plumbing for the validator service over every transport: a raw line channel
  * (send any text, read reply lines) and helpers that start the service in-process or
@@ -189,13 +190,30 @@ export interface StdioChild {
 
 /** Spawns `main.ts mcp-serve <args>` (default `--stdio`) with a private ready file. */
 export function spawnStdioServer(
-  options: { args?: string[]; env?: Record<string, string> } = {},
+  options: { args?: string[]; env?: Record<string, string>; delayMs?: number } = {},
 ): StdioChild {
   const readyFile = Deno.makeTempFileSync({ prefix: "syn_mcp_ready_" });
   Deno.removeSync(readyFile);
+  // A test hook (a delay before every tool call) is injected by a wrapper entry point.
+  const entry = options.delayMs === undefined ? [...SELF_COMMAND.slice(1), "mcp-serve"] : [
+    "run",
+    "-A",
+    fileURLToPath(new URL("./fakes/delayed_mcp_serve.ts", import.meta.url)),
+    String(options.delayMs),
+  ];
+  const denoDir = Deno.env.get("DENO_DIR");
   const child = new Deno.Command(SELF_COMMAND[0], {
-    args: [...SELF_COMMAND.slice(1), "mcp-serve", ...(options.args ?? ["--stdio"])],
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0", MCP_READY_FILE: readyFile, ...options.env },
+    args: [...entry, ...(options.args ?? ["--stdio"])],
+    // A cleared, explicit environment: a user's MCP_*/LABS_* cannot change the result.
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      NO_COLOR: "1",
+      RUST_BACKTRACE: "0",
+      MCP_READY_FILE: readyFile,
+      ...(denoDir ? { DENO_DIR: denoDir } : {}),
+      ...options.env,
+    },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

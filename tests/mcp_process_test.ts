@@ -81,10 +81,8 @@ Deno.test("mcp-serve with a SYN_SCHEMAS_DIR set that cannot compile reports it a
 
 Deno.test("SIGTERM during a slow request: the response arrives, the ready file goes, exit 0", async () => {
   const { dir, path: readyFile } = await tempPath("ready");
-  // SYN_MCP_TEST_DELAY_MS is a test hook: every tool call waits this long first.
-  const server = spawnStdioServer({
-    env: { MCP_READY_FILE: readyFile, SYN_MCP_TEST_DELAY_MS: "700" },
-  });
+  // Every tool call waits 700 ms first (a hook injected by the test's entry point).
+  const server = spawnStdioServer({ env: { MCP_READY_FILE: readyFile }, delayMs: 700 });
   const channel = new LineChannel(server.connection);
   try {
     await waitFor(() => exists(readyFile), "the ready file");
@@ -126,7 +124,8 @@ Deno.test("mcp-serve --tcp answers, and SIGTERM lets the in-flight request finis
   const { dir, path: readyFile } = await tempPath("ready");
   const server = spawnStdioServer({
     args: ["--tcp", "127.0.0.1:0"],
-    env: { MCP_READY_FILE: readyFile, SYN_MCP_TEST_DELAY_MS: "500" },
+    env: { MCP_READY_FILE: readyFile },
+    delayMs: 500,
   });
   let channel: LineChannel | undefined;
   try {

@@ -218,27 +218,27 @@ Deno.test("item 3: the ready file never replaces a device, a link, a foreign fil
   const warn = (line: string) => void warnings.push(line);
   const content = `${Deno.pid} 2026-01-01T00:00:00.000Z\n`;
 
-  assert.equal(await claimReadyFile("/dev/null", content, { isDefault: false, warn }), undefined);
+  assert.equal(claimReadyFile("/dev/null", content, { isDefault: false, warn }), undefined);
   assert.ok(Deno.statSync("/dev/null").isCharDevice, "/dev/null was replaced");
 
   const foreign = join(dir, "notes.txt");
   await Deno.writeTextFile(foreign, "important\n");
-  assert.equal(await claimReadyFile(foreign, content, { isDefault: false, warn }), undefined);
+  assert.equal(claimReadyFile(foreign, content, { isDefault: false, warn }), undefined);
   assert.equal(await Deno.readTextFile(foreign), "important\n");
 
   const link = join(dir, "link.ready");
   await Deno.symlink(foreign, link);
-  assert.equal(await claimReadyFile(link, content, { isDefault: false, warn }), undefined);
+  assert.equal(claimReadyFile(link, content, { isDefault: false, warn }), undefined);
   assert.equal(await Deno.readTextFile(foreign), "important\n");
 
   const live = join(dir, "live.ready");
   await Deno.writeTextFile(live, `${Deno.pid} 2026-01-01T00:00:00.000Z\n`);
-  assert.equal(await claimReadyFile(live, "1 x\n", { isDefault: false, warn }), undefined);
+  assert.equal(claimReadyFile(live, "1 x\n", { isDefault: false, warn }), undefined);
   assert.equal(await Deno.readTextFile(live), `${Deno.pid} 2026-01-01T00:00:00.000Z\n`);
 
   const stale = join(dir, "stale.ready");
   await Deno.writeTextFile(stale, "999999999 2020-01-01T00:00:00.000Z\n");
-  assert.equal(await claimReadyFile(stale, content, { isDefault: false, warn }), stale);
+  assert.equal(claimReadyFile(stale, content, { isDefault: false, warn }), stale);
   assert.equal(await Deno.readTextFile(stale), content);
   assert.equal(warnings.length, 4);
   assert.ok(warnings.every((line) => /left untouched/.test(line)));
@@ -251,7 +251,7 @@ Deno.test("item 3: with the default path held by a live server, a second server 
   const held = join(dir, "mcp.ready");
   await Deno.writeTextFile(held, `${Deno.pid} 2026-01-01T00:00:00.000Z\n`);
   const warnings: string[] = [];
-  const path = await claimReadyFile(held, `${Deno.pid} now\n`, {
+  const path = claimReadyFile(held, `${Deno.pid} now\n`, {
     isDefault: true,
     warn: (line) => void warnings.push(line),
   });

@@ -108,7 +108,22 @@ function parseHostPort(value: string): ServeTarget {
 
 const DEFAULT_READY_FILE = "/tmp/mcp.ready";
 
-export async function run(args: string[], io: CliIo): Promise<number> {
+export function run(args: string[], io: CliIo): Promise<number> {
+  return runMcpServe(args, io);
+}
+
+/** Hooks tests inject into a real server process (never read from the environment). */
+export interface McpServeHooks {
+  /** Every tool call waits this long first (to test shutdown with requests in flight). */
+  delayMs?: number;
+}
+
+/** `syn mcp-serve` with injectable test hooks (see `tests/fakes/delayed_mcp_serve.ts`). */
+export async function runMcpServe(
+  args: string[],
+  io: CliIo,
+  hooks: McpServeHooks = {},
+): Promise<number> {
   const { values, positionals } = parseCommandArgs("mcp-serve", args, {
     stdio: { type: "boolean" },
     tcp: { type: "string" },
@@ -117,9 +132,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const log = (line: string) => void io.stderr(line + "\n");
   const target = resolveServeTarget(values, io.env, log);
-  const delay = numberFlag("SYN_MCP_TEST_DELAY_MS", io.env("SYN_MCP_TEST_DELAY_MS") || undefined, {
-    min: 0,
-  });
 
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
   // asks; a folder's schemas are compiled right after the server is ready, and the
@@ -136,7 +148,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ? { url: backendUrl, assetsPath: io.env("SYN_BACKEND_ASSETS_PATH") || undefined }
       : undefined,
     log,
-    delayMs: delay,
+    delayMs: hooks.delayMs,
   });
 
   const endpoint: ValidatorEndpoint = target.mode === "stdio"
@@ -173,7 +185,7 @@ async function runUntilStopped(
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stop);
   try {
-    readyFile = await claimReadyFile(explicit || DEFAULT_READY_FILE, readyLine, {
+    readyFile = claimReadyFile(explicit || DEFAULT_READY_FILE, readyLine, {
       isDefault: !explicit,
       warn: log,
     });
@@ -219,15 +231,21 @@ function processAlive(pid: number): boolean {
  * replace), a ready file of a live server, or something else entirely — a device such as
  * /dev/null, a folder, a link, a FIFO, a user's file — which is never touched.
  */
-async function readyFileState(path: string): Promise<"free" | "stale" | "live" | "foreign"> {
+function readyFileState(path: string): "free" | "stale" | "live" | "foreign" {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(path);
+    info = Deno.lstatSync(path);
   } catch {
     return "free";
   }
   if (!info.isFile || info.size > 128) return "foreign";
-  const match = READY_LINE.exec(await Deno.readTextFile(path).catch(() => ""));
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch {
+    return "foreign";
+  }
+  const match = READY_LINE.exec(text);
   if (!match) return "foreign";
   return processAlive(Number(match[1])) ? "live" : "stale";
 }
@@ -236,18 +254,25 @@ async function readyFileState(path: string): Promise<"free" | "stale" | "live" |
  * Creates the ready file and returns its path, or `undefined` (with a warning) when none
  * can be made. Only a stale ready file is replaced; with the default path taken by a live
  * server, this one gets `/tmp/mcp-<pid>.ready` instead, so two servers never share one.
- * O_CREAT|O_EXCL never follows a link planted at the path.
+ * O_CREAT|O_EXCL never follows a link planted at the path. Synchronous on purpose: the
+ * server is already reading, and no request may be answered before the file exists.
  */
-export async function claimReadyFile(
+export function claimReadyFile(
   path: string,
   content: string,
   options: { isDefault: boolean; warn: (line: string) => void },
-): Promise<string | undefined> {
-  const state = await readyFileState(path);
-  if (state === "stale") await Deno.remove(path).catch(() => {});
+): string | undefined {
+  const state = readyFileState(path);
+  if (state === "stale") {
+    try {
+      Deno.removeSync(path);
+    } catch {
+      // gone meanwhile
+    }
+  }
   if (state === "free" || state === "stale") {
     try {
-      await Deno.writeTextFile(path, content, { createNew: true, mode: 0o644 });
+      Deno.writeTextFileSync(path, content, { createNew: true, mode: 0o644 });
       return path;
     } catch (error) {
       options.warn(
@@ -262,7 +287,7 @@ export async function claimReadyFile(
   if (options.isDefault) {
     const own = `/tmp/mcp-${Deno.pid}.ready`;
     options.warn(`mcp:warn ready_file=${JSON.stringify(path)} ${what}; using ${own}`);
-    return await claimReadyFile(own, content, { ...options, isDefault: false });
+    return claimReadyFile(own, content, { ...options, isDefault: false });
   }
   options.warn(
     `mcp:warn ready_file=${JSON.stringify(path)} ${what}; left untouched, no ready file written`,
