@@ -305,3 +305,40 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name: "item 14: --timeout-s bounds the whole wait, retries and their pauses included",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { startMockLlmServer } = await import("../scripts/mock_llm_server.ts");
+    await using llm = await startMockLlmServer();
+    // Every answer is a 503: without a total bound, four attempts and their pauses follow.
+    llm.script("503", "503", "503", "503");
+    const dir = await Deno.makeTempDir();
+    const env = {
+      LABS_EXTERNAL_LIVE: "1",
+      OPENAI_API_KEY: "sk-test-key-0000000000000000",
+      OPENAI_ENDPOINT: llm.openaiUrl,
+    };
+    const started = Date.now();
+    const result = await syn([
+      "generate",
+      "x",
+      "--engine=openai",
+      "--timeout-s",
+      "0.3",
+      "--out",
+      "a",
+      "--log-dir",
+      "l",
+    ], { cwd: dir, env });
+    assert.equal(result.code, 1, result.err);
+    assert.equal(JSON.parse(result.out).failure.reason, "timeout");
+    assert.ok(
+      llm.requests.length < 4,
+      `attempts went on past the deadline: ${llm.requests.length}`,
+    );
+    await Deno.remove(dir, { recursive: true });
+  },
+});

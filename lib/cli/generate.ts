@@ -33,7 +33,9 @@ Engines:
 Options:
   --seed N             same prompt + seed → same asset (any integer; default 0)
   --temperature F      0…2 (for openai, overrides OPENAI_TEMPERATURE)
-  --timeout-s N        total time for one provider call (default 35)
+  --timeout-s N        the most you wait for the provider, in seconds: every attempt
+                       and retry pause included (default: 35 s per attempt, up to
+                       4 attempts)
   --strict             any validation failure → exit 1, logged severity=error (default)
   --relaxed            validation failures logged severity=warning, exit 0;
                        an invalid asset is never written in either mode

@@ -19,6 +19,11 @@ export interface ExternalParameters {
   temperature?: number | null;
   maxTokens?: number | null;
   timeouts?: Partial<Timeouts>;
+  /**
+   * The most a user waits for this generation, in ms: every attempt and every retry
+   * pause included (`--timeout-s`). Past it the run fails with reason `timeout`.
+   */
+  deadlineMs?: number;
 }
 
 /** A successful external generation: the normalized asset and what the logs need. */
@@ -119,6 +124,7 @@ function toRequest(
   }
   if (envelope.parameters.max_tokens !== null) request.maxTokens = envelope.parameters.max_tokens;
   if (params.timeouts) request.timeouts = params.timeouts;
+  if (params.deadlineMs !== undefined) request.signal = AbortSignal.timeout(params.deadlineMs);
   return request;
 }
 
@@ -231,6 +237,15 @@ export function createExternalGenerator(
             detail: error.detail,
             status: error.status,
             attempts: error.attempts,
+            envelope,
+          });
+        }
+        if (error instanceof DOMException && error.name === "TimeoutError") {
+          const seconds = (params.deadlineMs ?? 0) / 1000;
+          throw new SynError("timeout", `No answer within ${seconds} s, retries included`, {
+            reason: "timeout",
+            detail:
+              `no answer within --timeout-s ${seconds} (every attempt and retry pause included)`,
             envelope,
           });
         }

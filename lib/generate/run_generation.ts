@@ -127,7 +127,12 @@ export async function runGeneration(
       const generation = await external.generate(
         prompt,
         config.seed,
-        { temperature: config.temperature, timeouts },
+        {
+          temperature: config.temperature,
+          timeouts,
+          // --timeout-s is what the user waits in all: attempts and retry pauses included.
+          deadlineMs: config.timeoutS === null ? undefined : config.timeoutS * 1000,
+        },
         traceId,
       );
       asset = generation.asset;
