@@ -342,3 +342,45 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "item 16: a huge prompt is stored once in the asset and capped in logs; mock descriptions match the content",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const prompt = "zebra ".repeat(3000).trim();
+    const result = await syn(["generate", prompt, "--out", "assets", "--log-dir", "logs"], {
+      cwd: dir,
+    });
+    assert.equal(result.code, 0, result.err);
+    const summary = JSON.parse(result.out);
+    const assetText = await Deno.readTextFile(summary.asset_path);
+    assert.equal(assetText.split(prompt).length - 1, 1, "the full prompt is stored more than once");
+    assert.ok(summary.prompt.length < 2100 && summary.prompt.endsWith("(17999 characters)"));
+    const log = await Deno.readTextFile(join(dir, "logs", "generator.jsonl"));
+    assert.ok(!log.includes(prompt), "the full prompt reached the log");
+
+    for (const engine of ["gemini", "openai", "anthropic"]) {
+      const star = await syn([
+        "generate",
+        "a red star",
+        `--engine=${engine}`,
+        "--out",
+        "assets",
+        "--log-dir",
+        "logs",
+      ], { cwd: dir });
+      assert.equal(star.code, 0, star.err);
+      const asset = JSON.parse(await Deno.readTextFile(JSON.parse(star.out).asset_path));
+      assert.doesNotMatch(
+        JSON.stringify(asset),
+        /circle/i,
+        `${engine}: a star described as a circle`,
+      );
+      assert.match(asset.shader.description, /Star/);
+    }
+    await Deno.remove(dir, { recursive: true });
+  },
+});

@@ -373,3 +373,22 @@ export function extractFeatures(prompt: string): PromptFeatures {
     matched: [...matched],
   };
 }
+
+/** Characters of a prompt quoted in a description; the full prompt is kept once, in `meta_info.prompt`. */
+export const PROMPT_EXCERPT_CHARS = 120;
+/** Characters of a prompt written into a log record or the summary. */
+export const PROMPT_LOG_CHARS = 2000;
+
+/** The prompt cut to `max` characters (on a code point boundary), with "…" when cut. */
+export function promptExcerpt(prompt: string, max = PROMPT_EXCERPT_CHARS): string {
+  const text = prompt.trim();
+  if (text.length <= max) return text;
+  const points = Array.from(text.slice(0, max + 1)).slice(0, max - 1);
+  return `${points.join("").trimEnd()}…`;
+}
+
+/** A prompt as a log shows it: whole up to 2,000 characters, else cut with its length said. */
+export function promptForLog(prompt: string): string {
+  if (prompt.length <= PROMPT_LOG_CHARS) return prompt;
+  return `${promptExcerpt(prompt, PROMPT_LOG_CHARS)} (${prompt.length} characters)`;
+}

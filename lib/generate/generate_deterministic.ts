@@ -7,6 +7,7 @@ import {
 } from "./asset.ts";
 import {
   extractFeatures,
+  promptExcerpt,
   type Rgb,
   type ShapeKind,
   STOP_WORDS,
@@ -196,7 +197,7 @@ export function generateDeterministic(
       },
     ],
   };
-  const description = `${prompt.trim() || title}: a ${
+  const description = `${promptExcerpt(prompt) || title}: a ${
     SHADER_NAMES[shape]
   } shader, a ${tone.section.synth.type} at ${tempo} BPM and a haptic pulse at intensity ${intensity}`;
   return {

@@ -9,7 +9,7 @@ import {
   type UniformDef,
 } from "./asset.ts";
 import { canonicalBaseline } from "./canonical_baseline.ts";
-import { promptWords, STOP_WORDS, titleFromWords } from "./_prompt_features.ts";
+import { promptExcerpt, promptWords, STOP_WORDS, titleFromWords } from "./_prompt_features.ts";
 import { conform, numericString, s, type Shape, type ShapeIssue } from "./_shape.ts";
 
 /** Options of {@linkcode normalizeAsset}. */
@@ -350,8 +350,8 @@ export function normalizeAsset(raw: unknown, options: NormalizeOptions = {}): Sy
   const title = (meta.title as string | undefined) ?? (answer.name as string | undefined) ??
     titleFromWords(promptWords(options.prompt ?? "")) ?? baseline.name;
   const description = (meta.description as string | undefined) ??
-    (answer.description as string | undefined) ?? options.prompt?.trim() ??
-    baseline.meta_info.description;
+    (answer.description as string | undefined) ??
+    (options.prompt?.trim() ? promptExcerpt(options.prompt) : baseline.meta_info.description);
   const promptTags = [
     ...new Set(promptWords(options.prompt ?? "").filter((w) => !STOP_WORDS.has(w))),
   ]
@@ -396,7 +396,6 @@ function normalizeShader(
   const base = baseline.shader;
   const shader = fillMissing({ ...input }, {
     name: base.name,
-    description: base.description,
     vertex_shader: base.vertex_shader,
     uniforms: base.uniforms,
     input_parameters: base.input_parameters,
@@ -448,7 +447,6 @@ function normalizeTone(
   const base = baseline.tone;
   const tone = fillMissing({ ...input }, {
     name: base.name,
-    description: base.description,
     input_parameters: base.input_parameters,
     effects: base.effects,
   });
@@ -495,7 +493,6 @@ function normalizeHaptic(
   const { intensity, ...rest } = input;
   const haptic = fillMissing(rest, {
     name: base.name,
-    description: base.description,
     device: base.device,
     input_parameters: base.input_parameters,
   });
@@ -550,7 +547,7 @@ function normalizeControls(
   issues: ShapeIssue[],
 ): SynestheticAsset["control"] {
   const base = baseline.control;
-  const bundle = fillMissing({ ...input }, { name: base.name, description: base.description });
+  const bundle = fillMissing({ ...input }, { name: base.name });
   const baseControls = base.control_parameters;
   const parameters = (bundle.control_parameters as JsonObject[]).map((item, index) => {
     const baseItem = baseControls.find((control) => control.parameter === item.parameter);

@@ -7,6 +7,7 @@ import type { GenerateConfig } from "./generate_config.ts";
 import { DETERMINISTIC_MODEL, generateDeterministic } from "./generate_deterministic.ts";
 import type { LabsLog } from "./labs_log.ts";
 import { normalizeAsset } from "./normalize_asset.ts";
+import { promptForLog } from "./_prompt_features.ts";
 import { preflightAsset, type PreflightIssue } from "./preflight_asset.ts";
 import { buildProvenance, withProvenance } from "./provenance.ts";
 
@@ -205,7 +206,7 @@ export async function runGeneration(
       mode,
       transport,
       strict: config.strict,
-      prompt,
+      prompt: promptForLog(prompt),
       request: {
         model: envelope?.parameters.model ?? deps.external?.model ?? null,
         temperature: envelope?.parameters.temperature ?? config.temperature,
@@ -213,7 +214,7 @@ export async function runGeneration(
         max_tokens: envelope?.parameters.max_tokens ?? null,
       },
       raw_response: response ? { hash: response.hash, size: response.size, redacted: true } : null,
-      normalized_asset: asset ?? null,
+      normalized_asset: asset ? assetForLog(asset) : null,
       mcp_result: verdict,
       provenance: provenance ?? null,
       failure,
@@ -228,7 +229,8 @@ export async function runGeneration(
     mode,
     strict: config.strict,
     severity,
-    prompt,
+    // Logged and summarized capped: the full prompt lives once, in the asset's meta_info.
+    prompt: promptForLog(prompt),
     name: asset?.name ?? null,
     asset_path: assetPath,
     response_hash: provenance?.response_hash ?? response?.hash ?? null,
@@ -284,7 +286,7 @@ export async function runBatch(
           mode: config.engine === "deterministic" ? "local" : deps.external?.mode ?? "mock",
           strict: config.strict,
           severity: "error",
-          prompt: prompts[index],
+          prompt: promptForLog(prompts[index]),
           name: null,
           asset_path: null,
           response_hash: null,
@@ -313,4 +315,11 @@ export async function runBatch(
   const workers = Math.max(1, Math.min(options.concurrency, prompts.length));
   await Promise.all(Array.from({ length: workers }, worker));
   return outcomes;
+}
+
+/** The asset as a log record holds it: its prompt capped like every logged prompt. */
+function assetForLog(asset: SynestheticAsset): SynestheticAsset {
+  const prompt = (asset.meta_info as { prompt?: unknown }).prompt;
+  if (typeof prompt !== "string" || prompt === promptForLog(prompt)) return asset;
+  return { ...asset, meta_info: { ...asset.meta_info, prompt: promptForLog(prompt) } };
 }
