@@ -384,3 +384,83 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "item 10: kill -9 during a batch leaves no asset without its record, and the next run sweeps temporaries",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    await Deno.writeTextFile(
+      join(dir, "prompts.txt"),
+      Array.from({ length: 400 }, (_, i) => `prompt number ${i}`).join("\n"),
+    );
+    await Deno.mkdir(join(dir, "assets"));
+    // A temporary of a writer long gone (no such pid), and one of a live process (ours).
+    await Deno.writeTextFile(join(dir, "assets", "x.json.999999999.0123abcd.tmp"), "{");
+    await Deno.writeTextFile(join(dir, "assets", `y.json.${Deno.pid}.0123abcd.tmp`), "{");
+    const child = new Deno.Command(SELF_COMMAND[0], {
+      args: [
+        ...SELF_COMMAND.slice(1),
+        "generate",
+        "--batch",
+        "prompts.txt",
+        "--concurrency",
+        "4",
+        "--out",
+        "assets",
+        "--log-dir",
+        "logs",
+      ],
+      clearEnv: true,
+      env: childEnv(),
+      cwd: dir,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const written = [...Deno.readDirSync(join(dir, "assets"))].filter((entry) =>
+        entry.name.endsWith(".json")
+      ).length;
+      if (written >= 20) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill("SIGKILL");
+    await child.status;
+    const recorded = new Set(
+      (await Deno.readTextFile(join(dir, "logs", "generator.jsonl"))).trim().split("\n")
+        .map((line) => JSON.parse(line).asset_path as string | null),
+    );
+    const assets = [...Deno.readDirSync(join(dir, "assets"))].filter((entry) =>
+      entry.name.endsWith(".json")
+    );
+    assert.ok(assets.length >= 20);
+    for (const asset of assets) {
+      assert.ok(
+        recorded.has(join(dir, "assets", asset.name)) || recorded.has(`assets/${asset.name}`),
+        `no record for ${asset.name}`,
+      );
+    }
+    const again = await runSynChild([
+      "generate",
+      "one more",
+      "--out",
+      "assets",
+      "--log-dir",
+      "logs",
+    ], dir);
+    assert.equal(again.code, 0, again.stderr);
+    const left = [...Deno.readDirSync(join(dir, "assets"))].map((entry) => entry.name).filter((
+      name,
+    ) => name.endsWith(".tmp"));
+    assert.deepEqual(
+      left,
+      [`y.json.${Deno.pid}.0123abcd.tmp`],
+      "a dead writer's temporary survived, or a live one's was removed",
+    );
+    await Deno.remove(dir, { recursive: true });
+  },
+});

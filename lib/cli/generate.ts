@@ -1,5 +1,12 @@
 import { resolve } from "node:path";
-import { errorMessage, redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import {
+  errorMessage,
+  redactValue,
+  secretsFromEnv,
+  sweepTemporaries,
+  systemClock,
+  UsageError,
+} from "../core/mod.ts";
 import {
   createExternalGenerator,
   type ExternalEngineName,
@@ -158,6 +165,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   );
   const log = new LabsLog(config.logDir, secrets);
   await log.prepare();
+  // A run killed while writing leaves a staged temporary; the next run clears it.
+  await sweepTemporaries(config.outDir);
   const say = (line: string) => io.stderr(redactValue(line, secrets));
   const validator = await openValidator({
     env: io.env,

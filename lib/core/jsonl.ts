@@ -48,12 +48,73 @@ export async function readJsonl(path: string): Promise<unknown[]> {
 
 /** Writes a file atomically: a temporary file beside it, then a rename. */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const staged = await stageFile(path, text);
+  await staged.commit();
+}
+
+/** A file written beside its destination, not yet in place. */
+export interface StagedFile {
+  /** Renames it into place (atomic); removes the temporary if that fails. */
+  commit(): Promise<void>;
+  /** Removes the temporary. */
+  discard(): Promise<void>;
+}
+
+/** Temporary names: `<file>.<pid>.<random>.tmp`, so a sweep can tell whose they are. */
+const TEMPORARY = /\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Writes `text` to a temporary file beside `path` and returns how to put it in place, so a
+ * caller can record what it is about to publish first (a log record before the file a
+ * reader sees). A process killed in between leaves only a temporary, which
+ * `sweepTemporaries` removes later.
+ */
+export async function stageFile(path: string, text: string): Promise<StagedFile> {
   const temporary = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const discard = () => Deno.remove(temporary).catch(() => {});
   try {
     await Deno.writeTextFile(temporary, text);
-    await Deno.rename(temporary, path);
   } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
+    await discard();
     throw error;
+  }
+  return {
+    async commit() {
+      try {
+        await Deno.rename(temporary, path);
+      } catch (error) {
+        await discard();
+        throw error;
+      }
+    },
+    discard,
+  };
+}
+
+/**
+ * Removes the temporaries of writers that are gone (their process no longer exists) from
+ * `folder`; a live writer's are kept. Returns how many were removed.
+ */
+export async function sweepTemporaries(folder: string): Promise<number> {
+  let removed = 0;
+  try {
+    for await (const entry of Deno.readDir(folder)) {
+      const match = entry.isFile ? TEMPORARY.exec(entry.name) : null;
+      if (!match || processExists(Number(match[1]))) continue;
+      await Deno.remove(`${folder}/${entry.name}`).then(() => removed++, () => {});
+    }
+  } catch {
+    // no folder yet: nothing to sweep
+  }
+  return removed;
+}
+
+function processExists(pid: number): boolean {
+  if (pid === Deno.pid) return true;
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -25,7 +25,15 @@ export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } f
 export { type Clock, FakeClock, systemClock } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
-export { appendJsonl, appendJsonlLines, readJsonl, writeFileAtomic } from "./jsonl.ts";
+export {
+  appendJsonl,
+  appendJsonlLines,
+  readJsonl,
+  type StagedFile,
+  stageFile,
+  sweepTemporaries,
+  writeFileAtomic,
+} from "./jsonl.ts";
 export { VERSION } from "./version.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";

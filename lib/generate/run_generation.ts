@@ -1,4 +1,11 @@
-import { type Clock, errorMessage, responseHash, SynError, writeFileAtomic } from "../core/mod.ts";
+import {
+  type Clock,
+  errorMessage,
+  responseHash,
+  type StagedFile,
+  stageFile,
+  SynError,
+} from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import { ASSET_SCHEMA, type Provenance, type SynestheticAsset } from "./asset.ts";
 import type { RequestEnvelope } from "./envelope.ts";
@@ -178,11 +185,16 @@ export async function runGeneration(
     }
   }
   let assetPath: string | null = null;
+  // The asset is staged now and put in place only after its generator.jsonl record is
+  // written: a run killed at any point never leaves an asset without its record.
+  let staged: StagedFile | undefined;
   if (status === "ok" && asset) {
     const path = `${config.outDir}/${slugOf(asset.name)}-${traceId.slice(0, 8)}.json`;
     try {
       await Deno.mkdir(config.outDir, { recursive: true });
-      await (deps.writeFile ?? writeFileAtomic)(path, JSON.stringify(asset, null, 2) + "\n");
+      const text = JSON.stringify(asset, null, 2) + "\n";
+      if (deps.writeFile) await deps.writeFile(path, text);
+      else staged = await stageFile(path, text);
       assetPath = path;
     } catch (error) {
       status = "failed";
@@ -240,13 +252,40 @@ export async function runGeneration(
     duration_ms: Math.max(0, deps.clock.now() - started),
     exit_code: exitCode,
   };
-  await deps.log.append("generator", {
+  const record = {
     ts,
     ...outcome,
     transport,
     seed: provenance?.parameters.seed ?? config.seed,
     ...(provenance?.filled_sections ? { filled_sections: provenance.filled_sections } : {}),
-  });
+  };
+  try {
+    await deps.log.append("generator", record);
+  } catch (error) {
+    await staged?.discard();
+    throw error;
+  }
+  if (staged) {
+    try {
+      await staged.commit();
+    } catch (error) {
+      // The record said ok; a second record for the same trace says what really happened.
+      const failed: GenerationOutcome = {
+        ...outcome,
+        ok: false,
+        status: "failed",
+        severity: "error",
+        asset_path: null,
+        failure: {
+          reason: "io_error",
+          detail: `cannot write ${assetPath}: ${errorMessage(error)}`,
+        },
+        exit_code: 1,
+      };
+      await deps.log.append("generator", { ...record, ...failed });
+      return { ...failed, asset };
+    }
+  }
   return { ...outcome, asset };
 }
 
