@@ -464,3 +464,84 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "item 12: patch apply --out <folder> is a clear error, and the attempt is still in patches.jsonl",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    await Deno.copyFile(
+      new URL("../schemas/examples/canonical-baseline.json", import.meta.url),
+      join(dir, "a.json"),
+    );
+    await Deno.writeTextFile(
+      join(dir, "p.json"),
+      '[{"op":"replace","path":"/name","value":"renamed"}]',
+    );
+    await Deno.mkdir(join(dir, "out"));
+    const result = await syn([
+      "patch",
+      "apply",
+      "a.json",
+      "p.json",
+      "--out",
+      "out",
+      "--log-dir",
+      "logs",
+    ], { cwd: dir });
+    assert.equal(result.code, 1, result.err);
+    assert.match(result.err, /out is a folder: give the file to write/);
+    const record = JSON.parse((await Deno.readTextFile(join(dir, "logs", "patches.jsonl"))).trim());
+    assert.equal(record.action, "apply");
+    assert.equal(record.ok, false);
+    assert.equal(record.failure.reason, "io_error");
+    assert.deepEqual([...Deno.readDirSync(join(dir, "out"))], []);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "item 12: critique flags a uniform default outside its declared range, and apply agrees",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const asset = JSON.parse(
+      await Deno.readTextFile(
+        new URL("../schemas/examples/canonical-baseline.json", import.meta.url),
+      ),
+    );
+    const index = asset.shader.uniforms.findIndex((uniform: { name: string }) =>
+      uniform.name === "u_px"
+    );
+    await Deno.writeTextFile(join(dir, "a.json"), JSON.stringify(asset));
+    await Deno.writeTextFile(
+      join(dir, "p.json"),
+      JSON.stringify([{ op: "replace", path: `/shader/uniforms/${index}/default`, value: 5 }]),
+    );
+    const applied = await syn([
+      "patch",
+      "apply",
+      "a.json",
+      "p.json",
+      "--out",
+      "b.json",
+      "--log-dir",
+      "logs",
+    ], { cwd: dir });
+    assert.equal(applied.code, 1, applied.err);
+    assert.match(
+      applied.err,
+      /critique_rejected: .*default 5 is outside the declared range \[-1, 1\] of u_px/,
+    );
+    await assert.rejects(Deno.stat(join(dir, "b.json")), Deno.errors.NotFound);
+    asset.shader.uniforms[index].default = 5;
+    await Deno.writeTextFile(join(dir, "c.json"), JSON.stringify(asset));
+    const critique = await syn(["critique", "c.json", "--log-dir", "logs"], { cwd: dir });
+    assert.equal(critique.code, 1, critique.err);
+    assert.match(critique.out, /uniform_out_of_range/);
+    await Deno.remove(dir, { recursive: true });
+  },
+});

@@ -23,7 +23,10 @@ preview  applies the patch in memory, validates the result through the validator
          service and prints the result, its canonical diff against the asset and the
          verdict; nothing is written but the log record.
 apply    the same, then writes the result atomically — to --out FILE, or over the asset
-         file — only when the result is valid. An invalid result is never written.
+         file — only when the result is valid and critique finds no error in it
+         (failure critique_rejected otherwise). An invalid result is never written;
+         a write that fails (--out naming a folder, a full disk) is reported and
+         recorded like any other failure.
 rate     records a rating from 1 to 5 (and an optional note) of an asset or a patch
          (a JSON array is a patch); the record's target_id matches the patch_id of its
          preview/apply records.

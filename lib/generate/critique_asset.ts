@@ -160,6 +160,8 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
     );
   });
 
+  checkUniformRanges(asset, issues);
+
   const tone = isObject(asset.tone) ? asset.tone : undefined;
   if (tone) {
     const synth = isObject(tone.synth) ? tone.synth : {};
@@ -315,4 +317,40 @@ export async function runCritique(
   };
   await deps.log.append("critic", record as unknown as Record<string, unknown>);
   return record;
+}
+
+/**
+ * A uniform whose default lies outside the range its input parameter declares starts the
+ * shader in a state the controls can never bring it back to.
+ */
+function checkUniformRanges(asset: Record<string, unknown>, issues: QualityIssue[]): void {
+  const shader = isObject(asset.shader) ? asset.shader : undefined;
+  if (!shader) return;
+  const ranges = new Map<string, { min: number; max: number }>();
+  for (const parameter of list(shader.input_parameters)) {
+    if (!isObject(parameter) || typeof parameter.parameter !== "string") continue;
+    if (typeof parameter.min === "number" && typeof parameter.max === "number") {
+      ranges.set(parameter.parameter, { min: parameter.min, max: parameter.max });
+    }
+  }
+  list(shader.uniforms).forEach((uniform, index) => {
+    if (!isObject(uniform) || typeof uniform.name !== "string") return;
+    const range = ranges.get(uniform.name);
+    if (!range) return;
+    const values = typeof uniform.default === "number"
+      ? [uniform.default]
+      : Array.isArray(uniform.default) && uniform.default.every((item) => typeof item === "number")
+      ? uniform.default as number[]
+      : [];
+    const outside = values.find((value) => value < range.min || value > range.max);
+    if (outside !== undefined) {
+      issues.push({
+        code: "uniform_out_of_range",
+        severity: "error",
+        path: formatPointer(["shader", "uniforms", index, "default"]),
+        message:
+          `default ${outside} is outside the declared range [${range.min}, ${range.max}] of ${uniform.name}`,
+      });
+    }
+  });
 }

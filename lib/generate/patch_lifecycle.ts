@@ -1,4 +1,12 @@
-import { canonicalJson, type Clock, sha256Hex, SynError, writeFileAtomic } from "../core/mod.ts";
+import { critiqueAsset } from "./critique_asset.ts";
+import {
+  canonicalJson,
+  type Clock,
+  errorMessage,
+  sha256Hex,
+  SynError,
+  writeFileAtomic,
+} from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import {
   apply,
@@ -97,16 +105,49 @@ async function patchRun(
         detail: record.mcp_result.detail ??
           errors.slice(0, 3).map((error) => `${error.path || "/"} ${error.msg}`).join("; "),
       };
-    } else if (action === "apply" && paths.outputPath) {
-      await (deps.writeFile ?? writeFileAtomic)(
-        paths.outputPath,
-        JSON.stringify(result, null, 2) + "\n",
-      );
-      record.output_path = paths.outputPath;
+    } else {
+      // apply and critique agree: a result critique rejects is not a good result either.
+      const rejected = critiqueAsset(result).filter((issue) => issue.severity === "error");
+      if (rejected.length) {
+        record.ok = false;
+        record.failure = {
+          reason: "critique_rejected",
+          detail: rejected.slice(0, 3).map((issue) => `${issue.path || "/"} ${issue.message}`).join(
+            "; ",
+          ),
+        };
+      } else if (action === "apply" && paths.outputPath) {
+        const failure = await writeResult(paths.outputPath, result, deps);
+        if (failure) {
+          record.ok = false;
+          record.failure = failure;
+        } else record.output_path = paths.outputPath;
+      }
     }
   }
   await deps.log.append("patches", record as unknown as Record<string, unknown>);
   return { ...record, result };
+}
+
+/** Writes a result; a failure (a folder given as --out, a full disk) is returned, not thrown, so it is logged. */
+async function writeResult(
+  path: string,
+  result: unknown,
+  deps: PatchDeps,
+): Promise<{ reason: string; detail: string } | undefined> {
+  const info = await Deno.stat(path).catch(() => undefined);
+  if (info?.isDirectory) {
+    return {
+      reason: "io_error",
+      detail: `${path} is a folder: give the file to write, e.g. ${path}/asset.json`,
+    };
+  }
+  try {
+    await (deps.writeFile ?? writeFileAtomic)(path, JSON.stringify(result, null, 2) + "\n");
+    return undefined;
+  } catch (error) {
+    return { reason: "io_error", detail: `cannot write ${path}: ${errorMessage(error)}` };
+  }
 }
 
 /** Applies a patch in memory, validates the result and logs a `preview` record; writes nothing else. */
