@@ -43,7 +43,7 @@ export function connectionFromConn(conn: Deno.Conn): RpcConnection {
 export async function serveConnection(
   connection: RpcConnection,
   handler: RpcHandler,
-  options: { signal?: AbortSignal; maxLineBytes?: number } = {},
+  options: { signal?: AbortSignal; maxLineBytes?: number; idleMs?: number } = {},
 ): Promise<void> {
   // Reading stops at once when idle; while a request is in flight, only after its reply
   // is written (cancelling a socket's stream would close it under the pending reply).
@@ -60,6 +60,18 @@ export async function serveConnection(
   const onAbort = () => {
     if (!busy) stopReading.abort();
   };
+  // A peer that sends nothing for `idleMs` gives its slot back (it can reconnect).
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const armIdle = () => {
+    if (options.idleMs === undefined) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      if (busy) return armIdle();
+      handler.log?.(`rpc:idle_close after_ms=${options.idleMs}`);
+      stopReading.abort();
+    }, options.idleMs);
+  };
+  armIdle();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     if (options.signal?.aborted) return;
@@ -69,7 +81,12 @@ export async function serveConnection(
     });
     for await (const line of lines) {
       busy = true;
-      const reply = await dispatchLine(line, handler);
+      armIdle();
+      // Nothing a peer sends may end the connection: a failure here answers -32603.
+      const reply = await dispatchLine(line, handler).catch((error) => {
+        handler.log?.(`rpc:dispatch_error detail=${JSON.stringify(String(error))}`);
+        return '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}\n';
+      });
       if (reply !== undefined) await write(reply);
       busy = false;
       if (options.signal?.aborted) break;
@@ -79,6 +96,7 @@ export async function serveConnection(
       handler.log?.(`rpc:connection_error detail=${JSON.stringify(String(error))}`);
     }
   } finally {
+    clearTimeout(idleTimer);
     options.signal?.removeEventListener("abort", onAbort);
     await handler.close?.();
     await writing;
@@ -94,6 +112,12 @@ export const SHUTDOWN_GRACE_MS = 10_000;
  */
 export const MAX_CONNECTIONS = 256;
 
+/** Connections one TCP peer (one address) may hold at once, so no single peer can take every slot. */
+export const MAX_CONNECTIONS_PER_PEER = 64;
+
+/** A connection that sends nothing for this long is closed (2 minutes). */
+export const IDLE_TIMEOUT_MS = 120_000;
+
 /** The pause after a failed `accept()` (e.g. out of file descriptors) before trying again. */
 const ACCEPT_RETRY_MS = 100;
 
@@ -103,7 +127,9 @@ const ACCEPT_RETRY_MS = 100;
  * every in-flight request finish and its response be written, then closes everything.
  * A peer that stops reading cannot hold a shutdown for longer than `shutdownGraceMs`
  * (default 10 s, longer than any request takes): then its connection is closed unanswered.
- * At most `maxConnections` (default 256) are served at once; one more is closed at once.
+ * At most `maxConnections` (default 256) are served at once, at most `maxPerPeer` (64)
+ * from one TCP address; one more is closed at once. A connection idle for
+ * `idleTimeoutMs` (2 min) is closed, so idle clients cannot lock everyone out.
  * A failed `accept()` (out of file descriptors) is retried shortly, never fatal.
  */
 export class ListenerServer {
@@ -116,6 +142,9 @@ export class ListenerServer {
   readonly #maxLineBytes: number | undefined;
   readonly #shutdownGraceMs: number;
   readonly #maxConnections: number;
+  readonly #maxPerPeer: number;
+  readonly #idleTimeoutMs: number;
+  readonly #perPeer = new Map<string, number>();
   readonly #log: (line: string) => void;
 
   constructor(
@@ -125,6 +154,8 @@ export class ListenerServer {
       maxLineBytes?: number;
       shutdownGraceMs?: number;
       maxConnections?: number;
+      maxPerPeer?: number;
+      idleTimeoutMs?: number;
       /** Receives diagnostics (refused connections, accept failures). */
       log?: (line: string) => void;
     } = {},
@@ -134,6 +165,8 @@ export class ListenerServer {
     this.#maxLineBytes = options.maxLineBytes;
     this.#shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
     this.#maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+    this.#maxPerPeer = options.maxPerPeer ?? MAX_CONNECTIONS_PER_PEER;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
     this.#log = options.log ?? (() => {});
     this.#accepting = this.#accept();
   }
@@ -168,19 +201,36 @@ export class ListenerServer {
         }
         continue;
       }
+      const peer = conn.remoteAddr.transport === "tcp" ? conn.remoteAddr.hostname : undefined;
+      if (peer !== undefined && (this.#perPeer.get(peer) ?? 0) >= this.#maxPerPeer) {
+        this.#log(`rpc:reject reason=too_many_connections_from_peer limit=${this.#maxPerPeer}`);
+        try {
+          conn.close();
+        } catch {
+          // already gone
+        }
+        continue;
+      }
       if (conn.remoteAddr.transport === "tcp") {
         // Small request/response frames: Nagle's algorithm would add 40 ms per round trip.
         (conn as Deno.TcpConn).setNoDelay(true);
       }
+      if (peer !== undefined) this.#perPeer.set(peer, (this.#perPeer.get(peer) ?? 0) + 1);
       const connection = connectionFromConn(conn);
       this.#connections.add(connection);
       const session = serveConnection(connection, this.#createHandler(), {
         signal: this.#abort.signal,
         maxLineBytes: this.#maxLineBytes,
+        idleMs: this.#idleTimeoutMs,
       }).finally(() => {
         connection.close();
         this.#connections.delete(connection);
         this.#sessions.delete(session);
+        if (peer !== undefined) {
+          const left = (this.#perPeer.get(peer) ?? 1) - 1;
+          if (left > 0) this.#perPeer.set(peer, left);
+          else this.#perPeer.delete(peer);
+        }
       });
       this.#sessions.add(session);
     }

@@ -131,17 +131,38 @@ const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
  */
 function numberAsSent(text: string, id: number): unknown {
   if (Number.isSafeInteger(id) && !Object.is(id, -0)) return id;
-  // Rare, so the second parse (with the source text of each primitive) costs nothing overall.
-  const sources = new Map<unknown, string>();
-  const root = JSON.parse(
-    text,
-    function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
-      if (key === "id" && context?.source !== undefined) sources.set(this, context.source);
-      return value;
-    },
-  );
-  const source = sources.get(root);
+  const source = topLevelIdSource(text);
   return source === undefined ? id : rawJson(source);
+}
+
+/**
+ * The source text of the top-level `"id"` member's number, found by one iterative scan
+ * (a reviver would recurse into every nested value, and a line nested 100,000 deep in
+ * `params` would overflow the stack and drop the connection).
+ */
+export function topLevelIdSource(text: string): string | undefined {
+  let depth = 0;
+  let lastKey: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      const token = text.slice(i, end + 1);
+      let next = end + 1;
+      while (next < text.length && " \t\r\n".includes(text[next])) next++;
+      lastKey = depth === 1 && text[next] === ":" ? token : undefined;
+      i = end;
+      continue;
+    }
+    if (char === "{" || char === "[") depth++;
+    else if (char === "}" || char === "]") depth--;
+    else if (char === ":" && depth === 1 && lastKey === '"id"') {
+      const match = /^\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i + 1, i + 400));
+      return match?.[1];
+    }
+  }
+  return undefined;
 }
 
 function errorFrame(id: unknown, code: number, message: string, data?: unknown): string {

@@ -32,7 +32,9 @@ export { dispatchLine, NO_REPLY, type RpcHandler } from "./dispatch_line.ts";
 export {
   connectionFromConn,
   createMemoryConnectionPair,
+  IDLE_TIMEOUT_MS,
   ListenerServer,
+  MAX_CONNECTIONS_PER_PEER,
   type RpcConnection,
   serveConnection,
   settlesWithin,
