@@ -227,12 +227,24 @@ export class ValidatorService {
   }
 }
 
-/** Joins the base URL and the assets path the way an HTTP client with a base URL does. */
+/**
+ * Joins the base URL and the assets path the way an HTTP client with a base URL does; a
+ * query on the base URL (`?token=…`) stays a query, after the path.
+ */
 export function backendAssetsUrl(url: string, assetsPath = DEFAULT_ASSETS_PATH): string {
-  const base = url.replace(/\/+$/, "");
   const path = assetsPath.startsWith("/") ? assetsPath : `/${assetsPath}`;
-  return base + path;
+  try {
+    const parsed = new URL(url);
+    parsed.pathname = parsed.pathname.replace(/\/+$/, "") + path;
+    parsed.hash = "";
+    return parsed.href;
+  } catch {
+    return url.replace(/\/+$/, "") + path;
+  }
 }
+
+/** Redirects followed at most, and only to the same origin (the body goes along). */
+const MAX_BACKEND_REDIRECTS = 3;
 
 async function postAsset(
   backend: BackendOptions,
@@ -247,17 +259,37 @@ async function postAsset(
   let status: number;
   let body: string;
   try {
-    const response = await fetchImpl(target, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(asset),
-      signal: controller.signal,
-    });
+    let url = target;
+    let response: Response;
+    for (let hops = 0;; hops++) {
+      response = await fetchImpl(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(asset),
+        signal: controller.signal,
+        // Redirects are decided here: the asset must never be re-posted to another host.
+        redirect: "manual",
+      });
+      const location = response.headers.get("location");
+      if (![301, 302, 303, 307, 308].includes(response.status) || !location) break;
+      await response.body?.cancel();
+      const next = new URL(location, url);
+      if (next.origin !== new URL(url).origin || hops >= MAX_BACKEND_REDIRECTS) {
+        log(`mcp:backend_error detail=redirect_refused to=${JSON.stringify(next.origin)}`);
+        return {
+          ok: false,
+          reason: "backend_error",
+          status: response.status,
+          detail: `backend redirected to ${next.origin}; not followed`,
+        };
+      }
+      url = next.href;
+    }
     status = response.status;
     body = await readCapped(response, MAX_BACKEND_REPLY_BYTES);
   } catch (error) {
     if (controller.signal.aborted) {
-      log(`mcp:backend_error detail=timeout url=${redactText(withoutCredentials(target))}`);
+      log(`mcp:backend_error detail=timeout url=${redactText(publicUrl(target))}`);
       return { ok: false, reason: "backend_error", status: 504, detail: "timeout" };
     }
     log(`mcp:backend_error detail=${JSON.stringify(redactText(errorMessage(error)))}`);
@@ -284,22 +316,23 @@ async function postAsset(
       detail: "backend reply has no id, asset_id or uuid",
     };
   }
-  return { ok: true, asset_id: assetId, backend_url: withoutCredentials(target) };
+  return { ok: true, asset_id: assetId, backend_url: publicUrl(target) };
 }
 
 /**
- * The URL without `user:password@`: `fetch` sends those as basic auth, and they must not
- * reach a caller or a log line.
+ * The URL as a caller or a log line may see it: without `user:password@` (fetch sends
+ * those as basic auth) and without the query, where tokens travel.
  */
-function withoutCredentials(target: string): string {
+function publicUrl(target: string): string {
   try {
     const url = new URL(target);
-    if (url.username === "" && url.password === "") return target;
     url.username = "";
     url.password = "";
+    url.search = "";
+    url.hash = "";
     return url.href;
   } catch {
-    return target;
+    return redactText(target);
   }
 }
 
