@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { childEnv } from "./fakes/child_env.ts";
 
 /**
  * The dependency direction of ARCHITECTURE.md:
@@ -200,7 +201,8 @@ Deno.test("importing mod.ts has no side effects: no permission asked, nothing pr
   // at import time would throw and exit non-zero.
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", "--no-check", "--quiet", fileURLToPath(new URL("mod.ts", root))],
-    env: { NO_COLOR: "1" },
+    clearEnv: true,
+    env: childEnv(),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -1,3 +1,4 @@
+import { childEnv } from "./fakes/child_env.ts";
 /**
  * `syn chat` as a user runs it: the REPL with piped input and a state directory, and
  * `syn chat serve` as a process — ready file, kill -9 in the middle of a reply, restart
@@ -10,18 +11,6 @@ import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { TestSocket } from "./fakes/chat_gateway.ts";
 
 const TEST = { sanitizeResources: false, sanitizeOps: false };
-
-function childEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: "/usr/bin:/bin",
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    ...extra,
-  };
-  const denoDir = Deno.env.get("DENO_DIR");
-  if (denoDir) env.DENO_DIR = denoDir;
-  return env;
-}
 
 async function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
   const child = new Deno.Command(SELF_COMMAND[0], {

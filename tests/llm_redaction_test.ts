@@ -1,3 +1,4 @@
+import { childEnv } from "./fakes/child_env.ts";
 /**
  * Hygiene: with recognizable fake keys, nothing the LLM layer writes — log lines, error
  * messages and data, results, and the demo server's stdout and stderr — contains a key.
@@ -124,7 +125,8 @@ Deno.test("redaction: the demo server's stdout and stderr never contain a key", 
   const script = new URL("../scripts/mock_llm_server.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script, "--port", "0"],
-    env: { ...KEYS, NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    clearEnv: true,
+    env: childEnv(KEYS),
     stdout: "piped",
     stderr: "piped",
   }).spawn();

@@ -1,3 +1,4 @@
+import { childEnv } from "./fakes/child_env.ts";
 /** The process model of `syn mcp-serve` (MCP spec §3, §10), run as real subprocesses. */
 import assert from "node:assert/strict";
 import { LineChannel, spawnStdioServer } from "./mcp_channels.ts";
@@ -162,6 +163,8 @@ Deno.test("mcp-serve --socket replaces a stale socket file and removes it on exi
       `Deno.listen({ transport: "unix", path: ${JSON.stringify(socketPath)} });` +
       `console.log("up"); setInterval(() => {}, 1000);`,
     ],
+    clearEnv: true,
+    env: childEnv(),
     stdout: "piped",
     stderr: "null",
   }).spawn();

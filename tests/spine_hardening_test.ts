@@ -1,3 +1,4 @@
+import { childEnv } from "./fakes/child_env.ts";
 /**
  * Regression tests for the spine hardening issue: each test names the item it covers.
  */
@@ -182,18 +183,6 @@ Deno.test("item 15: .env in the working folder is read at start; the real enviro
   await Deno.remove(dir, { recursive: true });
 });
 
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: "/usr/bin:/bin",
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    ...extra,
-  };
-  const denoDir = Deno.env.get("DENO_DIR");
-  if (denoDir) env.DENO_DIR = denoDir;
-  return env;
-}
-
 async function runSynChild(args: string[], cwd: string, extra: Record<string, string> = {}) {
   const child = new Deno.Command(SELF_COMMAND[0], {
     args: [...SELF_COMMAND.slice(1), ...args],
@@ -321,7 +310,6 @@ Deno.test({
       OPENAI_API_KEY: "sk-test-key-0000000000000000",
       OPENAI_ENDPOINT: llm.openaiUrl,
     };
-    const started = Date.now();
     const result = await syn([
       "generate",
       "x",

@@ -132,7 +132,6 @@ Deno.test("syn tools run works as a subprocess and writes its trace", {
     "trace.jsonl",
   ], {
     cwd: fixture.base,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: fixture.base },
   });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(await Deno.readTextFile(join(fixture.root, "out", "new.txt")), "made");

@@ -1,3 +1,4 @@
+import { childEnv } from "./fakes/child_env.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { COMMANDS, runCli } from "../lib/cli/mod.ts";
@@ -125,7 +126,8 @@ Deno.test("syn validate: an unreadable file or folder is reported, the others st
         "locked",
       ],
       cwd: dir,
-      env: { NO_COLOR: "1" },
+      clearEnv: true,
+      env: childEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { CliIo } from "../../lib/cli/mod.ts";
+import { childEnv, killAfter } from "./child_env.ts";
 
 /** The argv that starts this checkout's `main.ts`, for commands that spawn themselves. */
 export const SELF_COMMAND: readonly string[] = [
@@ -53,19 +54,22 @@ export async function runSyn(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const command = new Deno.Command(SELF_COMMAND[0], {
     args: [...SELF_COMMAND.slice(1), ...args],
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0", ...options.env },
+    clearEnv: true,
+    env: childEnv(options.env),
     cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   });
   const child = command.spawn();
+  const cancel = killAfter(child);
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(options.stdin));
     await writer.close();
   }
   const result = await child.output();
+  cancel();
   const decoder = new TextDecoder();
   return {
     code: result.code,
