@@ -21,7 +21,8 @@ import {
   retrievedMemoryBlock,
 } from "./memory_store.ts";
 import { ReplyBuffer } from "./reply_buffer.ts";
-import { createTurn, type Turn } from "./turn.ts";
+import { composeTraces, createTurn, type Trace, type Turn } from "./turn.ts";
+import { createChatMessage } from "./chat_message.ts";
 
 /** Dialogue modes a message may ask for (K-gent API §3); each is a DIALOGUE-tier reply. */
 export const DIALOGUE_MODES = ["reflect", "advise", "challenge", "explore"] as const;
@@ -75,6 +76,8 @@ export class ChatSession {
   #options: ChatSessionOptions;
   #checkpoint: Checkpoint;
   #replies = new Map<string, ReplyBuffer>();
+  #turns: Trace = [];
+  #lastMessageTs: number | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #lastActive: number;
 
@@ -104,6 +107,11 @@ export class ChatSession {
 
   get lastActive(): number {
     return this.#lastActive;
+  }
+
+  /** The SPEECH turns of this process's replies, in order (the session's TraceMonoid). */
+  get turns(): Trace {
+    return this.#turns;
   }
 
   /** The reply of a correlation id (for `resume`). */
@@ -163,6 +171,14 @@ export class ChatSession {
   start(message: IncomingMessage): ReplyBuffer | Refusal {
     const now = this.#now();
     this.#lastActive = now;
+    try {
+      // K-gent §3: content non-empty; timestamps increase within a session.
+      const timestamp = Math.max(now / 1000, (this.#lastMessageTs ?? 0) + 1e-6);
+      this.#lastMessageTs =
+        createChatMessage({ ...message, timestamp }, this.#lastMessageTs).timestamp;
+    } catch (error) {
+      return { code: "INVALID_MESSAGE", message: (error as Error).message };
+    }
     if (this.#replies.has(message.correlation_id)) {
       return {
         code: "INVALID_MESSAGE",
@@ -289,6 +305,7 @@ export class ChatSession {
       entropy_cost: done?.entropyCost ?? 0,
       timestamp: this.#now() / 1000,
     });
+    this.#turns = composeTraces(this.#turns, [turn]);
     this.#checkCitations(content, hits, message.correlation_id);
     buffer.emit("message", {
       content,

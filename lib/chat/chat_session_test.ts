@@ -256,3 +256,20 @@ Deno.test("notes and turns become memory that later messages retrieve", async ()
   assert.match(system, /decision: use the violet palette for dusk scenes/);
   memory.close();
 });
+
+Deno.test("exactly one SPEECH turn per completed dialogue, and empty messages are refused", async () => {
+  const session = await ChatSession.open(options(mockLanguageModel(["one", "two", "three"])));
+  for (const id of ["a", "b", "c"]) {
+    await collect(
+      expectReply(session.start({ content: `say ${id}`, mode: "reflect", correlation_id: id })),
+    );
+  }
+  assert.deepEqual(session.turns.map((turn) => [turn.turn_type, turn.content]), [
+    ["SPEECH", "one"],
+    ["SPEECH", "two"],
+    ["SPEECH", "three"],
+  ]);
+  const empty = session.start({ content: "  \n", mode: "reflect", correlation_id: "d" });
+  assert.equal((empty as { code: string }).code, "INVALID_MESSAGE");
+  assert.equal(session.turns.length, 3);
+});
