@@ -95,27 +95,18 @@ export const HTTP_GET: ToolDescriptor = {
         url = next;
         continue;
       }
-      const output = {
+      const answer = {
         url: key,
         final_url: url.href,
         status: hop.status,
         content_type: hop.content_type,
         body: hop.body,
         truncated: hop.truncated,
-        cached: false,
       };
       if (cache && hop.status >= 200 && hop.status < 300) {
-        cache.put({
-          url: key,
-          final_url: url.href,
-          status: hop.status,
-          content_type: hop.content_type,
-          body: hop.body,
-          truncated: hop.truncated,
-          stored_at: context.now(),
-        });
+        cache.put({ ...answer, stored_at: context.now() });
       }
-      return output;
+      return { ...answer, cached: false };
     }
   },
 };

@@ -1,7 +1,7 @@
+import { outcomeCode } from "../../tests/fakes/rejection.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isInside, resolveInRoot } from "./resolve_in_root.ts";
-import { ToolFailure } from "./tool_failure.ts";
 
 async function layout() {
   const base = await Deno.realPath(await Deno.makeTempDir());
@@ -15,16 +15,6 @@ async function layout() {
   await Deno.symlink(join(root, "sub", "a.txt"), join(root, "in-link"));
   await Deno.symlink(join(base, "missing"), join(root, "dangling-out"));
   return { base, root, [Symbol.asyncDispose]: () => Deno.remove(base, { recursive: true }) };
-}
-
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return "ok";
-  } catch (error) {
-    assert.ok(error instanceof ToolFailure, String(error));
-    return error.code;
-  }
 }
 
 Deno.test("isInside() treats a sibling prefix as outside", () => {
@@ -62,18 +52,18 @@ Deno.test("resolveInRoot() refuses every way out", async () => {
       "out-dir",
     ]
   ) {
-    assert.equal(await code(resolveInRoot(dirs.root, input)), "path_escape", input);
+    assert.equal(await outcomeCode(resolveInRoot(dirs.root, input)), "path_escape", input);
   }
 });
 
 Deno.test("resolveInRoot() refuses creating through a link that points outside", async () => {
   await using dirs = await layout();
   assert.equal(
-    await code(resolveInRoot(dirs.root, "out-dir/new.txt", { allowMissing: true })),
+    await outcomeCode(resolveInRoot(dirs.root, "out-dir/new.txt", { allowMissing: true })),
     "path_escape",
   );
   assert.equal(
-    await code(resolveInRoot(dirs.root, "dangling-out", { allowMissing: true })),
+    await outcomeCode(resolveInRoot(dirs.root, "dangling-out", { allowMissing: true })),
     "path_escape",
   );
   assert.equal(
@@ -84,7 +74,7 @@ Deno.test("resolveInRoot() refuses creating through a link that points outside",
 
 Deno.test("resolveInRoot() refuses NUL bytes and empty paths, reports missing files", async () => {
   await using dirs = await layout();
-  assert.equal(await code(resolveInRoot(dirs.root, "a\0b")), "invalid_args");
-  assert.equal(await code(resolveInRoot(dirs.root, "")), "invalid_args");
-  assert.equal(await code(resolveInRoot(dirs.root, "nope.txt")), "not_found");
+  assert.equal(await outcomeCode(resolveInRoot(dirs.root, "a\0b")), "invalid_args");
+  assert.equal(await outcomeCode(resolveInRoot(dirs.root, "")), "invalid_args");
+  assert.equal(await outcomeCode(resolveInRoot(dirs.root, "nope.txt")), "not_found");
 });

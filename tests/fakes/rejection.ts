@@ -14,3 +14,15 @@ export async function rejection<T extends Error>(
   }
   throw new assert.AssertionError({ message: `expected a ${type.name}, but the promise resolved` });
 }
+
+/** The `code` of what `promise` rejects with (a `SynError`'s), or "ok" when it resolves. */
+export async function outcomeCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return "ok";
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    assert.equal(typeof code, "string", `not a coded error: ${error}`);
+    return code as string;
+  }
+}
