@@ -11,6 +11,7 @@ import {
   openEventStore,
 } from "../synthesize/mod.ts";
 import { parseCommandArgs } from "./args.ts";
+import { mine } from "./_synthesize_mine.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
@@ -18,9 +19,19 @@ into composite tools
 
 Usage:
   syn synthesize ingest <file|dir|->... [--format F] [--state-dir DIR] [--json]
+  syn synthesize mine [--min-support S] [--min-length 2] [--max-length 6] [--top 20]
+                      [--collapse-repeats] [--state-dir DIR] [--json]
 
 Subcommands:
   ingest    read recorded tool calls into the event store (the input of everything else)
+  mine      the chains of tool calls that recur across sessions
+
+mine counts contiguous runs of tool ids within each session. support = sessions
+containing the chain ÷ all sessions; confidence = support(chain) ÷ support(chain
+without its last tool); mean latency = the chain's summed latency averaged over its
+occurrences; sample_event_ids (--json) = the first event of up to 20 occurrences,
+newest sessions first. Sorted by support, then longer first, then name.
+--collapse-repeats treats immediate repeats (get get update) as one step.
 
 ingest reads JSON Lines from files, folders (every *.jsonl inside, recursively) and
 '-' (standard input). --format says what the lines are (default auto: decided per line):
@@ -66,6 +77,8 @@ Examples:
   syn tools run fs.list_dir --root . --trace trace.jsonl && syn synthesize ingest trace.jsonl
   syn synthesize ingest --format taubench ../shared/conformance/agent-traces/tau-bench/sessions.jsonl
   cat events.jsonl | syn synthesize ingest - --json
+  syn synthesize mine --min-support 0.05 --top 10
+  syn synthesize mine --collapse-repeats --json
   SYN_EVENT_STORE=postgres://syn@127.0.0.1:5432/agents syn synthesize ingest traces/
 `;
 
@@ -74,6 +87,7 @@ type Subcommand = (args: string[], io: CliIo) => Promise<number>;
 /** One function per subcommand; the next stages (mine, run, validate, ...) join this table. */
 const SUBCOMMANDS: Record<string, Subcommand> = {
   ingest,
+  mine: (args, io) => mine(args, io, { help, stateDirectory, printable }),
 };
 
 export async function run(args: string[], io: CliIo): Promise<number> {

@@ -51,3 +51,10 @@ export {
   type IngestSource,
   ingestSources,
 } from "./ingest.ts";
+export {
+  compareChains,
+  mineChains,
+  type MinedChain,
+  type MineOptions,
+  type MiningSession,
+} from "./mine_chains.ts";
