@@ -58,3 +58,4 @@ export {
   type MineOptions,
   type MiningSession,
 } from "./mine_chains.ts";
+export { cosineTfidf } from "./cosine_tfidf.ts";
