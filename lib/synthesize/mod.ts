@@ -59,3 +59,9 @@ export {
   type MiningSession,
 } from "./mine_chains.ts";
 export { cosineTfidf } from "./cosine_tfidf.ts";
+export {
+  MAX_CONDITION_CHARS,
+  MAX_CONDITION_DEPTH,
+  parseCondition,
+} from "./condition_expression.ts";
+export { StepGraph, type StepNode } from "./step_graph.ts";
