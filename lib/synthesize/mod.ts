@@ -65,3 +65,8 @@ export {
   parseCondition,
 } from "./condition_expression.ts";
 export { StepGraph, type StepNode } from "./step_graph.ts";
+export {
+  analyzeParameters,
+  type ParameterAnalysis,
+  type SampleStep,
+} from "./analyze_parameters.ts";

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { sharedMissing, sharedPath } from "../../tests/fakes/shared.ts";
+import { analyzeParameters, type SampleStep } from "./analyze_parameters.ts";
+
+Deno.test("analyzeParameters() finds external, wired, constant and ambiguous parameters", () => {
+  const sample = (query: string, url: string, extra: string): SampleStep[] => [
+    {
+      tool_id: "search",
+      input_params: { query, limit: 5 },
+      output_summary: JSON.stringify({ hits: [{ link: url }] }),
+    },
+    {
+      tool_id: "read",
+      input_params: { url, format: "json", note: extra },
+      output_summary: "page text",
+    },
+  ];
+  const analysis = analyzeParameters([
+    sample("blue shaders", "https://a.example/1", "x"),
+    sample("red tones", "https://b.example/2", "y"),
+  ]);
+  assert.deepEqual(analysis.external, [{ name: "query", type: "string", step: 0 }]);
+  assert.deepEqual(analysis.constants, [{ step: 0, key: "limit", value: 5 }, {
+    step: 1,
+    key: "format",
+    value: "json",
+  }]);
+  assert.deepEqual(analysis.internal_wires, [{
+    from_step: 0,
+    from_key: "link",
+    to_step: 1,
+    to_key: "url",
+  }]);
+  assert.deepEqual(analysis.ambiguous, [{ step: 1, key: "note" }]);
+});
+
+const TAU = "conformance/agent-traces/tau-bench/sessions.jsonl";
+
+Deno.test({
+  name: "analyzeParameters() wires tau-bench's get_user_details → get_reservation_details by value",
+  ignore: sharedMissing(TAU),
+  async fn() {
+    const samples: SampleStep[][] = [];
+    for (const line of (await Deno.readTextFile(sharedPath(TAU))).split("\n")) {
+      if (!line.trim() || samples.length >= 10) continue;
+      const calls = JSON.parse(line).calls as {
+        name: string;
+        args: Record<string, unknown>;
+        output?: string;
+      }[];
+      for (let i = 0; i + 1 < calls.length; i++) {
+        if (
+          calls[i].name === "get_user_details" && calls[i + 1].name === "get_reservation_details"
+        ) {
+          samples.push(
+            [i, i + 1].map((at) => ({
+              tool_id: calls[at].name,
+              input_params: calls[at].args,
+              output_summary: calls[at].output ?? null,
+            })),
+          );
+          break;
+        }
+      }
+    }
+    assert.ok(samples.length >= 5, `only ${samples.length} samples`);
+    const analysis = analyzeParameters(samples);
+    assert.deepEqual(analysis.internal_wires, [{
+      from_step: 0,
+      from_key: "reservations",
+      to_step: 1,
+      to_key: "reservation_id",
+    }]);
+    assert.deepEqual(analysis.external.map((parameter) => parameter.name), ["user_id"]);
+  },
+});
