@@ -43,7 +43,7 @@ Deno.test("syn synthesize mine ranks the chains of the stored sessions", async (
   assert.equal(result.chains[0].confidence, 2 / 3);
   assert.equal(result.chains[0].avg_latency_ms, 30);
   const table = await syn(["mine", "--state-dir", "st", "--top", "1"], dir);
-  assert.match(table.out, /66\.7%  0\.67 .* kb\.search>kb\.fetch/);
+  assert.match(table.out, /66\.7% {2}0\.67 .* kb\.search>kb\.fetch/);
   const empty = await syn(["mine", "--state-dir", "nothing"], dir);
   assert.equal(empty.code, 2);
   assert.match(empty.err, /run 'syn synthesize ingest' first/);
