@@ -1,5 +1,6 @@
 /**
- * Builds the single `syn` binary with the schemas embedded: `deno task compile`.
+ * Builds the single `syn` binary with the schemas and the tool sandbox's worker embedded:
+ * `deno task compile`.
  *
  * `deno compile` needs a `denort` runtime. It downloads one from the internet unless
  * `DENORT_BIN` points at a local copy; on machines without that access the build
@@ -13,8 +14,13 @@ const command = new Deno.Command(Deno.execPath(), {
   args: [
     "compile",
     "-A",
+    // The tool sandbox gives its worker fewer permissions than the binary has.
+    "--unstable-worker-options",
     "--include",
     "schemas",
+    // Workers are loaded by URL at run time: their modules must be embedded by name.
+    "--include",
+    "lib/tools/_sandbox_worker.ts",
     "--output",
     output,
     fileURLToPath(new URL("../main.ts", import.meta.url)),
