@@ -1,4 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 
 /** One remembered item: a past turn or a note, with a stable id. */
@@ -47,10 +48,21 @@ export class MemoryStore {
     return new MemoryStore(db);
   }
 
-  /** Stores an item (its id is derived from session, kind, time and text when absent). */
-  async add(item: Omit<MemoryItem, "id"> & { id?: string }): Promise<string> {
+  /**
+   * Stores an item (its id is derived from session, kind, time and text when absent). The
+   * row is written before this returns, so a search right after a `void add()` finds it.
+   */
+  add(item: Omit<MemoryItem, "id"> & { id?: string }): Promise<string> {
+    try {
+      return Promise.resolve(this.#addNow(item));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #addNow(item: Omit<MemoryItem, "id"> & { id?: string }): string {
     const text = item.text.slice(0, MAX_TEXT_CHARS);
-    const id = item.id ?? await memoryId(item.session_id, item.kind, item.ts, text);
+    const id = item.id ?? memoryId(item.session_id, item.kind, item.ts, text);
     const exists = this.#db.prepare("SELECT 1 FROM memory WHERE id = ?").get(id);
     if (exists) return id;
     this.#db.prepare("INSERT INTO memory (id, session_id, kind, text, ts) VALUES (?, ?, ?, ?, ?)")
@@ -93,12 +105,10 @@ function ftsQuery(text: string): string {
   return [...new Set(words)].slice(0, 32).map((word) => `"${word}"`).join(" OR ");
 }
 
-async function memoryId(session: string, kind: string, ts: number, text: string): Promise<string> {
-  const bytes = new TextEncoder().encode(`${session}\u0000${kind}\u0000${ts}\u0000${text}`);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return `mem_${
-    [...digest.slice(0, 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("")
-  }`;
+function memoryId(session: string, kind: string, ts: number, text: string): string {
+  const digest = createHash("sha256").update(`${session}\u0000${kind}\u0000${ts}\u0000${text}`)
+    .digest("hex");
+  return `mem_${digest.slice(0, 16)}`;
 }
 
 /** The block injected into the system prompt (Spectator §5), exactly as specified. */
