@@ -19,7 +19,20 @@ const ALLOWED: Record<string, readonly string[]> = {
   generate: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   chat: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   synthesize: ["core", "schema", "patch", "llm", "tools", "chat"],
-  cli: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp", "generate", "chat", "synthesize"],
+  preview: ["core", "schema"],
+  cli: [
+    "core",
+    "schema",
+    "patch",
+    "rpc",
+    "llm",
+    "tools",
+    "mcp",
+    "generate",
+    "chat",
+    "synthesize",
+    "preview",
+  ],
 };
 
 const root = new URL("../", import.meta.url);

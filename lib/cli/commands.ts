@@ -39,6 +39,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./synthesize.ts"),
   },
   {
+    name: "preview",
+    summary: "see and hear an asset in the browser, or write a PNG still of it",
+    load: () => import("./preview.ts"),
+  },
+  {
     name: "critique",
     summary: "validate an asset through the validator service and check its quality",
     load: () => import("./critique.ts"),

@@ -8,8 +8,11 @@ import {
   UsageError,
 } from "../core/mod.ts";
 import {
+  type CountedValidator,
   createExternalGenerator,
   type ExternalEngineName,
+  type GenerateConfig,
+  type GenerationDeps,
   type GenerationOutcome,
   LabsLog,
   openValidator,
@@ -17,10 +20,13 @@ import {
   runBatch,
   runGeneration,
 } from "../generate/mod.ts";
+import { previewDocument } from "../preview/mod.ts";
 import { resolveModelConfig } from "../llm/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { readFileCapped } from "./_read_document.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { servePreview } from "./_preview_serve.ts";
+import { storeFromEnv } from "./_schema_store.ts";
 
 export const help = `syn generate — prompt → validated, logged Synesthetic asset
 
@@ -52,6 +58,8 @@ Options:
                        generator.jsonl, external.jsonl, critic.jsonl, patches.jsonl
   --batch FILE         one prompt per line (blank lines and # comments skipped)
   --concurrency N      prompts in flight in a batch (default 4), one validator connection
+  --preview            then serve the written asset(s) in the browser (see 'syn preview
+                       --help'); the URL goes to stderr, Ctrl-C stops
   -h, --help           show this help
 
 Validation always goes through the validator service: MCP_ENDPOINT=tcp|stdio|socket
@@ -87,6 +95,7 @@ const OPTIONS = {
   "log-dir": { type: "string" },
   batch: { type: "string" },
   concurrency: { type: "string" },
+  preview: { type: "boolean" },
 } as const;
 
 /** A batch file larger than this is refused while it is read, before it is parsed. */
@@ -103,9 +112,14 @@ function summaryOf(outcome: GenerationOutcome) {
   return rest;
 }
 
-export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs("generate", args, OPTIONS);
-  const config = resolveGenerateConfig({
+type Values = ReturnType<typeof parseGenerateArgs>["values"];
+
+function parseGenerateArgs(args: string[]) {
+  return parseCommandArgs("generate", args, OPTIONS);
+}
+
+function configFrom(values: Values, io: CliIo): GenerateConfig {
+  return resolveGenerateConfig({
     engine: values.engine,
     seed: numberFlag("seed", values.seed, {
       integer: true,
@@ -120,21 +134,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     logDir: values["log-dir"],
     concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1, max: 64 }),
   }, { env: io.env, cwd: io.cwd });
+}
 
-  let prompts: string[];
+/** The prompts to run: the one positional prompt, or the lines of `--batch FILE`. */
+async function promptsFrom(values: Values, positionals: string[], io: CliIo): Promise<string[]> {
   const batchFile = values.batch;
-  if (batchFile !== undefined) {
-    if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
-    const path = resolve(io.cwd, batchFile);
-    let text: string;
-    try {
-      text = new TextDecoder().decode(await readFileCapped(path, batchFile, MAX_BATCH_BYTES));
-    } catch (error) {
-      throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);
-    }
-    prompts = readPrompts(text);
-    if (!prompts.length) throw new UsageError(`--batch file has no prompts: ${batchFile}`);
-  } else {
+  if (values.concurrency !== undefined && batchFile === undefined) {
+    throw new UsageError("--concurrency applies to --batch only");
+  }
+  if (batchFile === undefined) {
     if (positionals.length > 1) {
       // Joining stray words into the prompt would hide a typo'd flag (`--sede 3`) or a
       // missing pair of quotes.
@@ -146,12 +154,117 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     const prompt = (positionals[0] ?? "").trim();
     if (!prompt) throw new UsageError("a prompt is required");
-    prompts = [prompt];
+    return [prompt];
   }
-  if (values.concurrency !== undefined && batchFile === undefined) {
-    throw new UsageError("--concurrency applies to --batch only");
+  if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
+  let text: string;
+  try {
+    const bytes = await readFileCapped(resolve(io.cwd, batchFile), batchFile, MAX_BATCH_BYTES);
+    text = new TextDecoder().decode(bytes);
+  } catch (error) {
+    throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);
   }
+  const prompts = readPrompts(text);
+  if (!prompts.length) throw new UsageError(`--batch file has no prompts: ${batchFile}`);
+  return prompts;
+}
 
+/** What a run needs besides the prompts: dependencies, output and the secrets to mask. */
+interface Session {
+  config: GenerateConfig;
+  deps: GenerationDeps;
+  validator: CountedValidator;
+  secrets: string[];
+  say: (line: string) => void | Promise<void>;
+  io: CliIo;
+}
+
+async function runOne(prompt: string, session: Session): Promise<GenerationOutcome[]> {
+  const { config, deps, validator, secrets, say, io } = session;
+  const outcome = await runGeneration(prompt, config, deps);
+  if (outcome.ok) await say(`syn generate: wrote ${outcome.asset_path}\n`);
+  else {
+    const label = outcome.severity === "warning" ? "warning" : "error";
+    const kept = outcome.asset ? " (asset not written)" : "";
+    await say(
+      `syn generate: ${label}: ${outcome.failure?.reason}: ${outcome.failure?.detail}${kept}\n`,
+    );
+  }
+  const report = {
+    ...summaryOf(outcome),
+    validator: { transport: validator.transport, calls: validator.calls },
+    log_dir: config.logDir,
+  };
+  await io.stdout(JSON.stringify(redactValue(report, secrets), null, 2) + "\n");
+  return [outcome];
+}
+
+async function runMany(prompts: string[], session: Session): Promise<GenerationOutcome[]> {
+  const { config, deps, validator, secrets, say, io } = session;
+  const started = systemClock.now();
+  const counts = { ok: 0, invalid: 0, failed: 0 };
+  const outcomes = await runBatch(prompts, config, deps, {
+    concurrency: config.concurrency,
+    onProgress: async (done, total, outcome) => {
+      counts[outcome.status]++;
+      if (io.stderrIsTerminal) {
+        await say(
+          `\r[${done}/${total}] ok ${counts.ok} · invalid ${counts.invalid} · failed ${counts.failed}` +
+            (done === total ? "\n" : ""),
+        );
+      }
+    },
+  });
+  const seconds = Math.max(0.001, (systemClock.now() - started) / 1000);
+  const summary = {
+    total: outcomes.length,
+    ...counts,
+    duration_ms: Math.round(seconds * 1000),
+    assets_per_s: Math.round((counts.ok / seconds) * 10) / 10,
+  };
+  await say(
+    `syn generate: ${summary.total} prompt${
+      summary.total === 1 ? "" : "s"
+    }: ${counts.ok} ok, ${counts.invalid} invalid, ${counts.failed} failed\n`,
+  );
+  const report = {
+    ok: counts.ok === outcomes.length,
+    engine: config.engine,
+    strict: config.strict,
+    summary,
+    validator: { transport: validator.transport, calls: validator.calls },
+    log_dir: config.logDir,
+    results: outcomes.map((outcome) => ({
+      prompt: outcome.prompt,
+      ok: outcome.ok,
+      status: outcome.status,
+      trace_id: outcome.trace_id,
+      asset_path: outcome.asset_path,
+      failure: outcome.failure,
+    })),
+  };
+  await io.stdout(JSON.stringify(redactValue(report, secrets), null, 2) + "\n");
+  return outcomes;
+}
+
+/** `--preview`: serves the written assets' preview page until Ctrl-C. */
+async function previewOutcomes(io: CliIo, outcomes: GenerationOutcome[]): Promise<void> {
+  const written = outcomes.filter((outcome) => outcome.ok && outcome.asset !== undefined);
+  if (!written.length) {
+    await io.stderr("syn generate: nothing to preview: no asset was written\n");
+    return;
+  }
+  const store = await storeFromEnv(io);
+  const documents = written.map((outcome) =>
+    previewDocument(store, outcome.asset_path ?? outcome.trace_id, outcome.asset)
+  );
+  await servePreview(io, documents, { port: 0, open: false, announce: "stderr" });
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseGenerateArgs(args);
+  const config = configFrom(values, io);
+  const prompts = await promptsFrom(values, positionals, io);
   if (config.engine === "deterministic" && (values.endpoint || values.model)) {
     throw new UsageError("--endpoint and --model apply to gemini, openai and anthropic only");
   }
@@ -180,71 +293,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     newTraceId: () => crypto.randomUUID(),
     external,
   };
+  const session: Session = { config, deps, validator, secrets, say, io };
+  let outcomes: GenerationOutcome[];
   try {
-    if (batchFile === undefined) {
-      const outcome = await runGeneration(prompts[0], config, deps);
-      if (outcome.ok) await say(`syn generate: wrote ${outcome.asset_path}\n`);
-      else {
-        const label = outcome.severity === "warning" ? "warning" : "error";
-        const kept = outcome.asset ? " (asset not written)" : "";
-        await say(
-          `syn generate: ${label}: ${outcome.failure?.reason}: ${outcome.failure?.detail}${kept}\n`,
-        );
-      }
-      const report = {
-        ...summaryOf(outcome),
-        validator: { transport: validator.transport, calls: validator.calls },
-        log_dir: config.logDir,
-      };
-      await io.stdout(JSON.stringify(redactValue(report, secrets), null, 2) + "\n");
-      return outcome.exit_code;
-    }
-
-    const started = systemClock.now();
-    const counts = { ok: 0, invalid: 0, failed: 0 };
-    const outcomes = await runBatch(prompts, config, deps, {
-      concurrency: config.concurrency,
-      onProgress: async (done, total, outcome) => {
-        counts[outcome.status]++;
-        if (io.stderrIsTerminal) {
-          await say(
-            `\r[${done}/${total}] ok ${counts.ok} · invalid ${counts.invalid} · failed ${counts.failed}` +
-              (done === total ? "\n" : ""),
-          );
-        }
-      },
-    });
-    const seconds = Math.max(0.001, (systemClock.now() - started) / 1000);
-    const summary = {
-      total: outcomes.length,
-      ...counts,
-      duration_ms: Math.round(seconds * 1000),
-      assets_per_s: Math.round((counts.ok / seconds) * 10) / 10,
-    };
-    await say(
-      `syn generate: ${summary.total} prompt${
-        summary.total === 1 ? "" : "s"
-      }: ${counts.ok} ok, ${counts.invalid} invalid, ${counts.failed} failed\n`,
-    );
-    const report = {
-      ok: counts.ok === outcomes.length,
-      engine: config.engine,
-      strict: config.strict,
-      summary,
-      validator: { transport: validator.transport, calls: validator.calls },
-      log_dir: config.logDir,
-      results: outcomes.map((outcome) => ({
-        prompt: outcome.prompt,
-        ok: outcome.ok,
-        status: outcome.status,
-        trace_id: outcome.trace_id,
-        asset_path: outcome.asset_path,
-        failure: outcome.failure,
-      })),
-    };
-    await io.stdout(JSON.stringify(redactValue(report, secrets), null, 2) + "\n");
-    return outcomes.some((outcome) => outcome.exit_code !== 0) ? EXIT.failure : EXIT.ok;
+    outcomes = values.batch === undefined
+      ? await runOne(prompts[0], session)
+      : await runMany(prompts, session);
   } finally {
     await validator.close();
   }
+  if (values.preview) await previewOutcomes(io, outcomes);
+  return outcomes.some((outcome) => outcome.exit_code !== 0) ? EXIT.failure : EXIT.ok;
 }

@@ -1,0 +1,201 @@
+import { basename, extname, join, resolve } from "node:path";
+import { neutralizeTerminalText, SynError, UsageError } from "../core/mod.ts";
+import {
+  findChromium,
+  launchChromium,
+  loadPageFiles,
+  NO_CHROMIUM,
+  type PreviewDocument,
+  previewDocument,
+  renderStill,
+  startPreviewServer,
+} from "../preview/mod.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+import { servePreview } from "./_preview_serve.ts";
+import { readDocument } from "./_read_document.ts";
+import { storeFromEnv } from "./_schema_store.ts";
+
+export const help = `syn preview — see and hear an asset in the browser
+
+Usage:
+  syn preview <asset.json|->... [--port N] [--open]
+  syn preview <asset.json|->... --png <out.png|folder> [--size WxH] [--at-ms T]
+
+Serves a page on 127.0.0.1 (a free port; the URL is printed on stdout) that renders
+the asset live: the shader in WebGL2 with its uniforms, a slider for every input
+parameter, the control mappings driving uniforms from the mouse, wheel and keys (each
+mapping listed, inverted axes marked), modulations animating their targets, the tone
+as a Web Audio voice approximating its Tone.js synth and effects (press Play: browsers
+start sound only after a click), and the haptic profile (navigator.vibrate where the
+device has it, a meter otherwise). Every document is validated first: an invalid one
+is shown with its errors and not rendered. Shader compile errors are listed with the
+line numbers of the asset's own source. Ctrl-C stops the server.
+
+A lone shader, tone, haptic, control or rule document previews too; its schema comes
+from its "$schema" marker, or --schema.
+
+With --png, nothing is served for long: each document is drawn once in headless
+Chromium at time --at-ms and written as a PNG (for several documents, --png names a
+folder and each still is <name>.png in it). Needs Chromium: apt-get install chromium,
+or SYN_CHROMIUM=/path/to/chrome.
+
+Options:
+  --port N        listen on this port (default: a free one)
+  --open          also open the URL in the system browser
+  --schema NAME   check against NAME instead of the document's marker
+  --png PATH      write a still instead of serving
+  --size WxH      still size in pixels (default 800x600, at most 4096x4096)
+  --at-ms T       the moment drawn, in milliseconds (default 0)
+  -h, --help      show this help
+
+Exit codes: 0 served (until stopped) or every still written; 1 a document was invalid
+or could not be drawn (its errors are printed; its still is not written); 2 bad usage,
+an unreadable document, or no Chromium for --png.
+
+Environment:
+  SYN_CHROMIUM      the Chromium or Chrome binary used for --png
+  SYN_SCHEMAS_DIR   use the schema files in this folder instead of the embedded set
+
+Examples:
+  syn preview schemas/examples/canonical-baseline.json --open
+  syn generate "a pulsing blue circle" --preview
+  syn preview assets/*.json --png thumbs/ --size 320x240 --at-ms 1500
+`;
+
+const OPTIONS = {
+  port: { type: "string" },
+  open: { type: "boolean" },
+  schema: { type: "string" },
+  png: { type: "string" },
+  size: { type: "string" },
+  "at-ms": { type: "string" },
+} as const;
+
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/** `800x600` as numbers, each 1…4096. */
+export function parseSize(text: string): { width: number; height: number } {
+  const match = /^(\d{1,4})[x×](\d{1,4})$/i.exec(text.trim());
+  const width = Number(match?.[1]);
+  const height = Number(match?.[2]);
+  if (!match || width < 1 || height < 1 || width > 4096 || height > 4096) {
+    throw new UsageError(`--size takes WIDTHxHEIGHT, each 1…4096: ${text}`);
+  }
+  return { width, height };
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("preview", args, OPTIONS);
+  if (positionals.length === 0) throw new UsageError("give an asset file, or - for stdin");
+  if (positionals.filter((name) => name === "-").length > 1) {
+    throw new UsageError("standard input can be read once: give - at most once");
+  }
+  const port = numberFlag("port", values.port, { integer: true, min: 0, max: 65535 }) ?? 0;
+  const atMs = numberFlag("at-ms", values["at-ms"], { min: 0, max: 86_400_000 }) ?? 0;
+  const size = parseSize(values.size ?? "800x600");
+  if (values.png === undefined && (values.size !== undefined || values["at-ms"] !== undefined)) {
+    throw new UsageError("--size and --at-ms apply to --png only");
+  }
+  const store = await storeFromEnv(io);
+  if (values.schema !== undefined && !store.hasSchema(values.schema)) {
+    throw new UsageError(`unknown schema: ${values.schema} (see 'syn schemas list')`);
+  }
+  const documents: PreviewDocument[] = [];
+  for (const name of positionals) {
+    let document: unknown;
+    try {
+      document = await readDocument(io, name, {
+        stdinName: "<stdin>",
+        maxBytes: MAX_DOCUMENT_BYTES,
+      });
+    } catch (error) {
+      if (!(error instanceof SynError)) throw error;
+      await io.stderr(`syn preview: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    documents.push(
+      previewDocument(store, name === "-" ? "<stdin>" : name, document, values.schema),
+    );
+  }
+  if (values.png !== undefined) {
+    return await writeStills(io, documents, values.png, { ...size, atMs });
+  }
+  await servePreview(io, documents, { port, open: values.open === true, announce: "stdout" });
+  return EXIT.ok;
+}
+
+/** Where each still goes: the path itself for one document, else `<folder>/<stem>.png`. */
+async function stillPaths(io: CliIo, documents: PreviewDocument[], out: string): Promise<string[]> {
+  const target = resolve(io.cwd, out);
+  const isFolder = out.endsWith("/") ||
+    (await Deno.stat(target).then((info) => info.isDirectory, () => false));
+  if (documents.length > 1 && !isFolder && extname(out) !== "") {
+    throw new UsageError("several documents need --png to name a folder (it is created)");
+  }
+  if (documents.length === 1 && !isFolder) return [target];
+  await Deno.mkdir(target, { recursive: true });
+  const used = new Set<string>();
+  return documents.map((document, index) => {
+    let stem = basename(document.name, extname(document.name)).replace(/[^\w.-]+/g, "_") || "stdin";
+    if (used.has(stem)) stem = `${stem}-${index}`;
+    used.add(stem);
+    return join(target, `${stem}.png`);
+  });
+}
+
+async function writeStills(
+  io: CliIo,
+  documents: PreviewDocument[],
+  out: string,
+  options: { width: number; height: number; atMs: number },
+): Promise<number> {
+  const chromiumPath = findChromium(io.env);
+  if (!chromiumPath) {
+    const chosen = io.env("SYN_CHROMIUM");
+    await io.stderr(
+      `syn preview: ${chosen ? `SYN_CHROMIUM is not a file: ${chosen}` : NO_CHROMIUM}\n`,
+    );
+    return EXIT.usage;
+  }
+  const paths = await stillPaths(io, documents, out);
+  await using server = startPreviewServer({ files: await loadPageFiles(), documents });
+  await using chromium = await launchChromium(chromiumPath);
+  const results = [];
+  for (const [index, document] of documents.entries()) {
+    if (!document.ok) {
+      const name = neutralizeTerminalText(document.name);
+      await io.stderr(`syn preview: ${name}: not a valid ${document.schema}:\n`);
+      for (const error of document.errors) {
+        await io.stderr(`  ${neutralizeTerminalText(`${error.path || "/"}: ${error.msg}`)}\n`);
+      }
+      results.push({ file: document.name, ok: false, errors: document.errors });
+      continue;
+    }
+    const still = await renderStill(chromium.browser, server.url, index, options);
+    if (!still.ok) {
+      await io.stderr(`syn preview: ${neutralizeTerminalText(document.name)}: not drawn:\n`);
+      // Compiler messages quote the asset's source: untrusted text.
+      for (const problem of still.problems) {
+        await io.stderr(`  ${neutralizeTerminalText(problem)}\n`);
+      }
+      results.push({ file: document.name, ok: false, problems: still.problems });
+      continue;
+    }
+    const staged = `${paths[index]}.${crypto.randomUUID()}.tmp`;
+    await Deno.writeFile(staged, still.png);
+    await Deno.rename(staged, paths[index]);
+    results.push({
+      file: document.name,
+      ok: true,
+      png: paths[index],
+      width: options.width,
+      height: options.height,
+      at_ms: options.atMs,
+    });
+  }
+  const ok = results.every((result) => result.ok);
+  const report = results.length === 1 ? results[0] : { ok, results };
+  await io.stdout(JSON.stringify(report, null, 2) + "\n");
+  return ok ? EXIT.ok : EXIT.failure;
+}
