@@ -1,53 +1,94 @@
 /**
- * Builds the single `syn` binary with the schemas and the tool sandbox's worker embedded:
- * `deno task compile`.
+ * Builds the single `syn` binary with the schemas, the preview page and the tool
+ * sandbox's worker embedded and only the permissions it needs: `deno task compile
+ * [--target T] [--output PATH] [--verbose]`.
  *
- * `deno compile` needs a `denort` runtime. It downloads one from the internet unless
- * `DENORT_BIN` points at a local copy; on machines without that access the build
- * cannot work, and this script says so plainly instead of printing a raw stack.
+ * `deno compile` needs a `denort` runtime for the target. It downloads one unless
+ * `DENORT_BIN` points at a local copy; where neither works (no internet access), this
+ * says so in one line and exits 1, instead of printing a raw stack.
  */
+import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-const output = Deno.args[0] ?? "dist/syn";
-const denortBin = Deno.env.get("DENORT_BIN");
+import { BINARY_PERMISSIONS, EMBEDDED, TARGETS } from "./compile_options.ts";
 
+const HELP = `deno task compile [--target T] [--output PATH] [--verbose]
+
+Builds dist/syn (dist/syn-<target> with --target; .exe for Windows) with ${
+  EMBEDDED.join(", ")
+} embedded and the permissions ${BINARY_PERMISSIONS.join(" ")}.
+Targets: ${TARGETS.join(", ")}.
+DENORT_BIN=/path/to/denort uses a local runtime instead of downloading one.`;
+
+function fail(line: string): never {
+  console.error(`compile: ${line}`);
+  Deno.exit(1);
+}
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    target: { type: "string" },
+    output: { type: "string" },
+    verbose: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  },
+  strict: true,
+});
+if (values.help) {
+  console.log(HELP);
+  Deno.exit(0);
+}
+const target = values.target;
+if (target !== undefined && !(TARGETS as readonly string[]).includes(target)) {
+  fail(`unknown --target ${target} (one of ${TARGETS.join(", ")})`);
+}
+const windows = target?.includes("windows") ?? Deno.build.os === "windows";
+const output = values.output ?? `dist/syn${target ? `-${target}` : ""}${windows ? ".exe" : ""}`;
+const denortBin = Deno.env.get("DENORT_BIN");
+if (denortBin !== undefined) {
+  const isFile = await Deno.stat(denortBin).then((info) => info.isFile, () => false);
+  if (!isFile) fail(`DENORT_BIN is not a file: ${denortBin}`);
+}
+
+const root = new URL("../", import.meta.url);
 const command = new Deno.Command(Deno.execPath(), {
   args: [
     "compile",
-    "-A",
+    ...BINARY_PERMISSIONS,
     // The tool sandbox gives its worker fewer permissions than the binary has.
     "--unstable-worker-options",
-    "--include",
-    "schemas",
-    // Workers are loaded by URL at run time: their modules must be embedded by name.
-    "--include",
-    "lib/tools/_sandbox_worker.ts",
+    ...EMBEDDED.flatMap((path) => ["--include", path]),
+    ...(target ? ["--target", target] : []),
     "--output",
     output,
-    fileURLToPath(new URL("../main.ts", import.meta.url)),
+    fileURLToPath(new URL("main.ts", root)),
   ],
-  stdout: "inherit",
+  cwd: fileURLToPath(root),
+  stdout: "piped",
   stderr: "piped",
 });
 console.error(
-  `compile: building ${output}` +
-    (denortBin ? ` with DENORT_BIN=${denortBin}` : " (downloads the denort runtime)"),
+  `compile: building ${output} for ${target ?? "this platform"}` +
+    (denortBin ? ` with DENORT_BIN=${denortBin}` : ""),
 );
 const result = await command.output();
 const stderr = new TextDecoder().decode(result.stderr);
+if (values.verbose) console.error(stderr.trim());
 if (result.code === 0) {
   console.error(`compile: wrote ${output}; try: ${output} --version`);
   Deno.exit(0);
 }
-const offline = /download|dl\.deno\.land|error sending request|dns error|connect/i.test(stderr);
-console.error(stderr.trim().split("\n").slice(0, 6).join("\n"));
+const offline = /dl\.deno\.land|download|error sending request|dns error|connect/i.test(stderr);
 if (offline && !denortBin) {
-  console.error(
-    "compile: the denort runtime could not be downloaded (no internet access here).\n" +
-      "compile: set DENORT_BIN to a denort binary for Deno " + Deno.version.deno +
-      " and run again, or build on a machine with internet access.\n" +
-      "compile: until then, run syn with: deno run -A main.ts <command>",
+  fail(
+    `cannot build ${output}: the denort runtime for Deno ${Deno.version.deno} ` +
+      `(${target ?? "this platform"}) cannot be downloaded here and DENORT_BIN is not set; ` +
+      "run syn with 'deno run -A main.ts' instead",
   );
-} else {
-  console.error("compile: deno compile failed (see above)");
 }
-Deno.exit(1);
+const reason = stderr.split("\n").map((line) => line.trim()).filter(Boolean).at(-1);
+fail(
+  `deno compile failed: ${reason ?? `exit ${result.code}`}${
+    values.verbose ? "" : " (--verbose shows more)"
+  }`,
+);
