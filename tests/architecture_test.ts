@@ -13,7 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   schema: ["core"],
   patch: ["core"],
   rpc: ["core"],
-  llm: ["core"],
+  llm: ["core", "schema"],
   tools: ["core", "schema"],
   mcp: ["core", "schema", "patch", "rpc", "llm", "tools"],
   generate: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
@@ -173,6 +173,50 @@ Deno.test("dependencyViolations() catches every kind of forbidden import", () =>
 
 Deno.test("lib modules import only downward, and other capabilities only through mod.ts", () => {
   assert.deepEqual(dependencyViolations(sourceFiles()), []);
+});
+
+/**
+ * Import cycles between files inside lib/ (static, type-only and dynamic imports all
+ * count), each as the files around the cycle. A cycle within a capability still ties
+ * its files into one unit that cannot be read or tested apart.
+ */
+export function importCycles(files: readonly SourceFile[]): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const file of files) {
+    if (!file.path.startsWith("lib/") || !file.path.endsWith(".ts")) continue;
+    const targets = importSpecifiers(file.text).filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => resolveFrom(file.path, specifier))
+      .filter((target) => target !== file.path && target.startsWith("lib/"));
+    edges.set(file.path, targets);
+  }
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (path: string) => {
+    state.set(path, "open");
+    stack.push(path);
+    for (const next of edges.get(path) ?? []) {
+      if (state.get(next) === "open") cycles.push(stack.slice(stack.indexOf(next)));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(path, "done");
+  };
+  for (const path of [...edges.keys()].sort()) if (!state.has(path)) visit(path);
+  return cycles;
+}
+
+Deno.test("importCycles() finds a cycle through a type-only and a dynamic import", () => {
+  const files: SourceFile[] = [
+    { path: "lib/mcp/a.ts", text: `import type { S } from "./b.ts";` },
+    { path: "lib/mcp/b.ts", text: `const m = await import("./a.ts");` },
+    { path: "lib/mcp/c.ts", text: `import { x } from "./a.ts";` },
+  ];
+  assert.deepEqual(importCycles(files), [["lib/mcp/a.ts", "lib/mcp/b.ts"]]);
+});
+
+Deno.test("no file in lib/ imports itself through others", () => {
+  assert.deepEqual(importCycles(sourceFiles()), []);
 });
 
 // Built from parts so this file does not match its own rule.

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { SynError } from "../core/mod.ts";
+import { compareCodePoints, SynError } from "../core/mod.ts";
 import { assertSessionId, type Checkpoint, checkpointFromJson } from "./checkpoint.ts";
 import { decryptText, encryptText } from "./_at_rest.ts";
 
@@ -89,7 +89,7 @@ export class CheckpointStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    return ids.sort();
+    return ids.sort(compareCodePoints);
   }
 }
 

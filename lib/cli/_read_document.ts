@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { errorMessage, parseJson, SynError } from "../core/mod.ts";
+import { errorMessage, formatBytes, parseJson, readStreamCapped, SynError } from "../core/mod.ts";
 import type { CliIo } from "./io.ts";
 
 /** How a command reads one JSON document. */
@@ -81,40 +81,18 @@ export function readProblem(error: unknown): string {
 }
 
 /** All bytes of a stream, or a `SynError` as soon as there are more than `maxBytes`. */
-async function readCapped(
+function readCapped(
   stream: ReadableStream<Uint8Array>,
   source: string,
   maxBytes: number,
 ): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = stream.getReader();
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > maxBytes) {
-        throw new SynError("io_error", `input is larger than ${formatBytes(maxBytes)}: ${source}`, {
-          source,
-          limit: maxBytes,
-        });
-      }
-      chunks.push(value);
-    }
-  } finally {
-    // Closes a file's stream (and its file) whether it was read to the end or not.
-    await reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+  return readStreamCapped(
+    stream,
+    maxBytes,
+    () =>
+      new SynError("io_error", `input is larger than ${formatBytes(maxBytes)}: ${source}`, {
+        source,
+        limit: maxBytes,
+      }),
+  );
 }

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { SynError, UsageError } from "../core/mod.ts";
+import { compareCodePoints, SynError, UsageError } from "../core/mod.ts";
 import type { SchemaStore, ValidationIssue } from "../schema/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
@@ -90,7 +90,7 @@ async function expand(io: CliIo, argument: string): Promise<Input[]> {
   } catch (error) {
     return [{ shown: argument, problem: `${readProblem(error)}: ${argument}` }];
   }
-  names.sort();
+  names.sort(compareCodePoints);
   const prefix = argument.replace(/\/+$/, "");
   return names.map((name) => ({ shown: `${prefix}/${name}` }));
 }

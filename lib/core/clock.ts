@@ -43,3 +43,16 @@ export class FakeClock implements Clock {
     return Promise.resolve();
   }
 }
+
+/** Timers as a parameter, so timeout logic is tested by firing them by hand. */
+export interface Timers {
+  /** Calls `callback` once after `ms`; returns a handle for `clear`. */
+  set(callback: () => void, ms: number): unknown;
+  /** Cancels a timer (an undefined or spent handle is fine). */
+  clear(handle: unknown): void;
+}
+
+export const systemTimers: Timers = {
+  set: (callback, ms) => setTimeout(callback, ms),
+  clear: (handle) => clearTimeout(handle as number | undefined),
+};

@@ -33,3 +33,13 @@ function compareFrom(a: string, b: string, index: number): number {
   }
   return x - y;
 }
+
+/**
+ * Orders issues by path, then message (or any second key), both by code point: the one
+ * order of every error list syn prints, as the Python reference sorts them.
+ */
+export function compareIssues<T extends { path: string }>(
+  second: (issue: T) => string,
+): (a: T, b: T) => number {
+  return (a, b) => compareCodePoints(a.path, b.path) || compareCodePoints(second(a), second(b));
+}

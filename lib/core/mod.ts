@@ -20,9 +20,12 @@ export {
   unescapePointerToken,
 } from "./json_pointer.ts";
 export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
-export { compareCodePoints } from "./compare_code_points.ts";
+export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
+export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
+export { formatBytes } from "./format_bytes.ts";
+export { readStreamCapped } from "./read_capped.ts";
 export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } from "./redact.ts";
-export { type Clock, FakeClock, systemClock } from "./clock.ts";
+export { type Clock, FakeClock, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
 export {

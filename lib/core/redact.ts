@@ -1,3 +1,4 @@
+import { setOwn } from "./json_object.ts";
 /** The one mask every secret becomes, in errors, logs and debug output (Labs spec). */
 export const REDACTED = "***redacted***";
 
@@ -123,17 +124,7 @@ export function redactValue<T>(value: T, secrets: readonly string[] = []): T {
       : Object.entries(source).map(([name, entry]) => [nameOf(name), entry, name]);
     for (const [slot, entry, key] of entries) {
       const copy = copyOf(entry, key);
-      if (slot === "__proto__") {
-        // A plain assignment would set the prototype where `Object.prototype.__proto__` exists.
-        Object.defineProperty(target, slot, {
-          value: copy,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      } else {
-        (target as Record<string | number, unknown>)[slot] = copy;
-      }
+      setOwn(target, String(slot), copy);
       if (copy !== null && typeof copy === "object") pending.push([entry as object, copy]);
     }
   }

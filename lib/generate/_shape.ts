@@ -1,4 +1,4 @@
-import { formatPointer } from "../core/mod.ts";
+import { formatPointer, isRecord, setOwn } from "../core/mod.ts";
 
 /**
  * A small description of the JSON a provider may send, used to check and coerce it:
@@ -201,16 +201,6 @@ function plainJson(
   return value;
 }
 
-/** Sets an own property, even one named `__proto__` (JSON.parse makes those own keys). */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-}
-
 function sameJsonType(value: unknown, shape: Shape): boolean {
   switch (shape.kind) {
     case "number":
@@ -224,7 +214,7 @@ function sameJsonType(value: unknown, shape: Shape): boolean {
     case "array":
       return Array.isArray(value);
     case "object":
-      return value !== null && typeof value === "object" && !Array.isArray(value);
+      return isRecord(value);
     case "nullable":
       return value === null || sameJsonType(value, shape.inner);
     default:

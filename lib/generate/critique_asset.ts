@@ -1,4 +1,4 @@
-import { type Clock, formatPointer } from "../core/mod.ts";
+import { type Clock, compareIssues, formatPointer, isRecord } from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import { ASSET_SCHEMA, type JsonObject } from "./asset.ts";
 import type { LabsLog } from "./labs_log.ts";
@@ -16,30 +16,28 @@ export interface QualityIssue {
 /** Below this volume (dB) a tone is inaudible for practical purposes. */
 export const SILENT_VOLUME_DB = -60;
 
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 function volumeOf(value: unknown): number | undefined {
   if (typeof value === "number") return value;
   if (typeof value === "string" && /^-?inf(inity)?$/i.test(value.trim())) return -Infinity;
-  if (isObject(value)) return volumeOf(value.value);
+  if (isRecord(value)) return volumeOf(value.value);
   return undefined;
 }
 
 /** Names a section offers as targets: shader uniforms, and the tone/haptic parameter paths. */
 function targetsOf(asset: JsonObject): { uniforms: Set<string>; paths: Set<string> } {
-  const shader = isObject(asset.shader) ? asset.shader : {};
+  const shader = isRecord(asset.shader) ? asset.shader : {};
   const uniforms = new Set<string>();
   for (const uniform of list(shader.uniforms)) {
-    if (isObject(uniform) && typeof uniform.name === "string") uniforms.add(uniform.name);
+    if (isRecord(uniform) && typeof uniform.name === "string") uniforms.add(uniform.name);
   }
   const paths = new Set<string>();
   for (const section of ["tone", "haptic"]) {
     const value = asset[section];
-    if (!isObject(value)) continue;
+    if (!isRecord(value)) continue;
     for (const parameter of list(value.input_parameters)) {
-      if (!isObject(parameter)) continue;
+      if (!isRecord(parameter)) continue;
       for (const key of ["path", "parameter"]) {
         const name = parameter[key];
         if (typeof name === "string") {
@@ -90,7 +88,7 @@ function checkTarget(
  */
 export function critiqueAsset(asset: unknown): QualityIssue[] {
   const issues: QualityIssue[] = [];
-  if (!isObject(asset)) {
+  if (!isRecord(asset)) {
     return [{
       code: "not_an_object",
       severity: "error",
@@ -99,10 +97,10 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
     }];
   }
   const known = targetsOf(asset);
-  const control = isObject(asset.control) ? asset.control : undefined;
+  const control = isRecord(asset.control) ? asset.control : undefined;
   const controls = list(control?.control_parameters);
   controls.forEach((item, index) => {
-    if (!isObject(item)) return;
+    if (!isRecord(item)) return;
     const path = formatPointer(["control", "control_parameters", index]);
     checkTarget(item.parameter, `${path}/parameter`, known, "control_target_missing", issues);
     if (typeof item.default === "number") {
@@ -126,9 +124,9 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
   });
   const hasMapping = (parameter: string, axis: string, inverted: boolean) =>
     controls.some((item) =>
-      isObject(item) && item.parameter === parameter &&
+      isRecord(item) && item.parameter === parameter &&
       list(item.mappings).some((mapping) =>
-        isObject(mapping) && isObject(mapping.action) && mapping.action.axis === axis &&
+        isRecord(mapping) && isRecord(mapping.action) && mapping.action.axis === axis &&
         (!inverted ||
           (typeof mapping.action.sensitivity === "number" && mapping.action.sensitivity < 0))
       )
@@ -150,7 +148,7 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
     });
   }
   list(asset.modulations).forEach((item, index) => {
-    if (!isObject(item)) return;
+    if (!isRecord(item)) return;
     checkTarget(
       item.target,
       formatPointer(["modulations", index, "target"]),
@@ -162,10 +160,10 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
 
   checkUniformRanges(asset, issues);
 
-  const tone = isObject(asset.tone) ? asset.tone : undefined;
+  const tone = isRecord(asset.tone) ? asset.tone : undefined;
   if (tone) {
-    const synth = isObject(tone.synth) ? tone.synth : {};
-    const options = isObject(synth.options) ? synth.options : {};
+    const synth = isRecord(tone.synth) ? tone.synth : {};
+    const options = isRecord(synth.options) ? synth.options : {};
     const volume = volumeOf(options.volume ?? synth.volume);
     const volumePath = options.volume !== undefined
       ? "/tone/synth/options/volume"
@@ -179,7 +177,7 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
       });
     }
     list(tone.input_parameters).forEach((item, index) => {
-      if (!isObject(item) || item.parameter !== "volume") return;
+      if (!isRecord(item) || item.parameter !== "volume") return;
       const value = volumeOf(item.default);
       if (value !== undefined && value <= SILENT_VOLUME_DB) {
         issues.push({
@@ -199,10 +197,10 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
     });
   }
 
-  const haptic = isObject(asset.haptic) ? asset.haptic : undefined;
+  const haptic = isRecord(asset.haptic) ? asset.haptic : undefined;
   if (haptic) {
     list(haptic.input_parameters).forEach((item, index) => {
-      if (!isObject(item) || item.parameter !== "haptic.intensity") return;
+      if (!isRecord(item) || item.parameter !== "haptic.intensity") return;
       const path = formatPointer(["haptic", "input_parameters", index]);
       for (const key of ["default", "min", "max"]) {
         const value = item[key];
@@ -216,10 +214,10 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
         }
       }
     });
-    const device = isObject(haptic.device) ? haptic.device : {};
-    const maxIntensity = isObject(device.options) ? device.options.maxIntensity : undefined;
+    const device = isRecord(haptic.device) ? haptic.device : {};
+    const maxIntensity = isRecord(device.options) ? device.options.maxIntensity : undefined;
     if (
-      isObject(maxIntensity) && typeof maxIntensity.value === "number" &&
+      isRecord(maxIntensity) && typeof maxIntensity.value === "number" &&
       (maxIntensity.value < 0 || maxIntensity.value > 1)
     ) {
       issues.push({
@@ -238,7 +236,7 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
     });
   }
 
-  const shader = isObject(asset.shader) ? asset.shader : undefined;
+  const shader = isRecord(asset.shader) ? asset.shader : undefined;
   if (shader && typeof shader.fragment_shader === "string") {
     const source = shader.fragment_shader;
     if (!/\bvoid\s+main\s*\(/.test(source)) {
@@ -250,7 +248,7 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
       });
     }
     list(shader.uniforms).forEach((uniform, index) => {
-      if (!isObject(uniform) || typeof uniform.name !== "string") return;
+      if (!isRecord(uniform) || typeof uniform.name !== "string") return;
       if (!new RegExp(`\\b${uniform.name.replace(/[^\w]/g, "")}\\b`).test(source)) {
         issues.push({
           code: "uniform_unused",
@@ -268,9 +266,7 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
       message: "no shader with a fragment shader",
     });
   }
-  return issues.sort((a, b) =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0
-  );
+  return issues.sort(compareIssues((issue) => issue.code));
 }
 
 /** The critic's verdict on one asset, as `critic.jsonl` stores it. */
@@ -302,13 +298,13 @@ export async function runCritique(
     ? "warning"
     : "info";
   const ok = verdict.ok && worst !== "error";
-  const meta = isObject(asset) && isObject(asset.meta_info) ? asset.meta_info : undefined;
-  const provenance = isObject(meta?.provenance) ? meta.provenance : undefined;
+  const meta = isRecord(asset) && isRecord(asset.meta_info) ? asset.meta_info : undefined;
+  const provenance = isRecord(meta?.provenance) ? meta.provenance : undefined;
   const record: CritiqueRecord = {
     ts: new Date(deps.clock.now()).toISOString(),
     trace_id: typeof provenance?.trace_id === "string" ? provenance.trace_id : null,
     asset_path: deps.assetPath ?? null,
-    asset_name: isObject(asset) && typeof asset.name === "string" ? asset.name : null,
+    asset_name: isRecord(asset) && typeof asset.name === "string" ? asset.name : null,
     ok,
     severity: !verdict.ok ? "error" : worst,
     transport: deps.validator.transport,
@@ -324,17 +320,17 @@ export async function runCritique(
  * shader in a state the controls can never bring it back to.
  */
 function checkUniformRanges(asset: Record<string, unknown>, issues: QualityIssue[]): void {
-  const shader = isObject(asset.shader) ? asset.shader : undefined;
+  const shader = isRecord(asset.shader) ? asset.shader : undefined;
   if (!shader) return;
   const ranges = new Map<string, { min: number; max: number }>();
   for (const parameter of list(shader.input_parameters)) {
-    if (!isObject(parameter) || typeof parameter.parameter !== "string") continue;
+    if (!isRecord(parameter) || typeof parameter.parameter !== "string") continue;
     if (typeof parameter.min === "number" && typeof parameter.max === "number") {
       ranges.set(parameter.parameter, { min: parameter.min, max: parameter.max });
     }
   }
   list(shader.uniforms).forEach((uniform, index) => {
-    if (!isObject(uniform) || typeof uniform.name !== "string") return;
+    if (!isRecord(uniform) || typeof uniform.name !== "string") return;
     const range = ranges.get(uniform.name);
     if (!range) return;
     const values = typeof uniform.default === "number"

@@ -1,4 +1,4 @@
-import { type Clock, errorMessage, SynError, systemClock } from "../core/mod.ts";
+import { type Clock, errorMessage, isRecord, SynError, systemClock } from "../core/mod.ts";
 import {
   createLanguageModel,
   type GenerateRequest,
@@ -112,10 +112,7 @@ function toRequest(
     jsonSchema: ANSWER_JSON_SCHEMA as Record<string, unknown>,
     schemaName: "synesthetic_asset",
     // Normalization decides what fits; the model layer only insists on an object.
-    validateJson: (value) =>
-      value !== null && typeof value === "object" && !Array.isArray(value)
-        ? []
-        : ["answer must be a JSON object"],
+    validateJson: (value) => isRecord(value) ? [] : ["answer must be a JSON object"],
     traceId: envelope.trace_id,
   };
   if (envelope.seed !== null) request.seed = envelope.seed;

@@ -1,4 +1,4 @@
-import { SynError } from "../core/mod.ts";
+import { compareIssues, isRecord, setOwn, SynError } from "../core/mod.ts";
 import {
   type ControlParameter,
   type InputParameter,
@@ -179,9 +179,7 @@ const ANSWER_SHAPE: Shape = s.object({
 });
 
 function fail(issues: ShapeIssue[]): never {
-  const sorted = [...issues].sort((a, b) =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : a.msg < b.msg ? -1 : a.msg > b.msg ? 1 : 0
-  );
+  const sorted = [...issues].sort(compareIssues((issue) => issue.msg));
   const first = sorted[0];
   throw new SynError(
     "bad_response",
@@ -191,9 +189,6 @@ function fail(issues: ShapeIssue[]): never {
     { reason: "bad_response", issues: sorted },
   );
 }
-
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** Fills the keys `target` lacks (or has as undefined) from `defaults`, deep-copied. */
 function fillMissing<T extends JsonObject>(target: T, defaults: JsonObject | undefined): T {
@@ -257,12 +252,7 @@ function coerceNumericStrings(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const copy: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
-    Object.defineProperty(copy, key, {
-      value: key === "type" ? item : coerceNumericStrings(item),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(copy, key, key === "type" ? item : coerceNumericStrings(item));
   }
   return copy;
 }
@@ -301,7 +291,7 @@ function requireFields(
  */
 export function normalizeAsset(raw: unknown, options: NormalizeOptions = {}): SynestheticAsset {
   const baseline = options.baseline ?? canonicalBaseline();
-  if (!isObject(raw)) {
+  if (!isRecord(raw)) {
     fail([{
       path: "",
       msg: `expected an object, got ${Array.isArray(raw) ? "array" : typeof raw}`,

@@ -1,14 +1,11 @@
-import { formatPointer } from "../core/mod.ts";
-import { type JsonObject, REQUIRED_SECTIONS } from "./asset.ts";
+import { compareIssues, formatPointer, isRecord } from "../core/mod.ts";
+import { REQUIRED_SECTIONS } from "./asset.ts";
 
 /** One pre-flight problem, shaped like a validator error. */
 export interface PreflightIssue {
   path: string;
   msg: string;
 }
-
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 function checkParameters(
   items: unknown,
@@ -17,7 +14,7 @@ function checkParameters(
 ): void {
   if (!Array.isArray(items)) return;
   items.forEach((item, index) => {
-    if (!isObject(item)) return;
+    if (!isRecord(item)) return;
     const { default: value, min, max } = item;
     if (typeof value !== "number") return;
     const path = formatPointer([section, "input_parameters", index, "default"]);
@@ -38,15 +35,15 @@ function checkParameters(
  */
 export function preflightAsset(asset: unknown): PreflightIssue[] {
   const issues: PreflightIssue[] = [];
-  if (!isObject(asset)) return [{ path: "", msg: "asset must be an object" }];
+  if (!isRecord(asset)) return [{ path: "", msg: "asset must be an object" }];
   if (typeof asset.name !== "string" || asset.name === "") {
     issues.push({ path: "", msg: "missing required field 'name'" });
   }
   for (const section of REQUIRED_SECTIONS) {
-    if (!isObject(asset[section])) issues.push({ path: "", msg: `missing section '${section}'` });
+    if (!isRecord(asset[section])) issues.push({ path: "", msg: `missing section '${section}'` });
   }
   const shader = asset.shader;
-  if (isObject(shader)) {
+  if (isRecord(shader)) {
     if (!Array.isArray(shader.uniforms) || shader.uniforms.length === 0) {
       issues.push({ path: "/shader", msg: "shader needs uniforms" });
     }
@@ -55,13 +52,13 @@ export function preflightAsset(asset: unknown): PreflightIssue[] {
     }
     checkParameters(shader.input_parameters, "shader", issues);
   }
-  if (isObject(asset.tone)) checkParameters(asset.tone.input_parameters, "tone", issues);
+  if (isRecord(asset.tone)) checkParameters(asset.tone.input_parameters, "tone", issues);
   const haptic = asset.haptic;
-  if (isObject(haptic)) {
+  if (isRecord(haptic)) {
     checkParameters(haptic.input_parameters, "haptic", issues);
     const parameters = Array.isArray(haptic.input_parameters) ? haptic.input_parameters : [];
     parameters.forEach((item, index) => {
-      if (!isObject(item) || item.parameter !== "haptic.intensity") return;
+      if (!isRecord(item) || item.parameter !== "haptic.intensity") return;
       const value = item.default;
       if (typeof value !== "number" || value < 0 || value > 1) {
         issues.push({
@@ -72,9 +69,9 @@ export function preflightAsset(asset: unknown): PreflightIssue[] {
     });
   }
   const control = asset.control;
-  if (isObject(control) && Array.isArray(control.control_parameters)) {
+  if (isRecord(control) && Array.isArray(control.control_parameters)) {
     control.control_parameters.forEach((item, index) => {
-      if (!isObject(item) || typeof item.default !== "number") return;
+      if (!isRecord(item) || typeof item.default !== "number") return;
       const path = formatPointer(["control", "control_parameters", index, "default"]);
       if (typeof item.min === "number" && item.default < item.min) {
         issues.push({ path, msg: `must be >= min ${item.min}, got ${item.default}` });
@@ -85,10 +82,8 @@ export function preflightAsset(asset: unknown): PreflightIssue[] {
     });
   }
   const meta = asset.meta_info;
-  if (isObject(meta) && meta.category !== "multimodal") {
+  if (isRecord(meta) && meta.category !== "multimodal") {
     issues.push({ path: "/meta_info/category", msg: 'must be "multimodal"' });
   }
-  return issues.sort((a, b) =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : a.msg < b.msg ? -1 : a.msg > b.msg ? 1 : 0
-  );
+  return issues.sort(compareIssues((issue) => issue.msg));
 }

@@ -3,7 +3,7 @@
  * headers), a read timer (longest gap between body chunks), a total timer, and a byte
  * cap checked against Content-Length first and then counted while reading.
  */
-import { errorMessage } from "../core/mod.ts";
+import { errorMessage, formatBytes, systemTimers, type Timers } from "../core/mod.ts";
 import { ProviderError } from "./provider_error.ts";
 import type { Timeouts } from "./types.ts";
 
@@ -20,9 +20,10 @@ export class HttpAttempt {
   readonly #callerSignal?: AbortSignal;
   readonly #redact: (text: string) => string;
   #timedOut?: TimeoutKind;
-  #connectTimer?: ReturnType<typeof setTimeout>;
-  #readTimer?: ReturnType<typeof setTimeout>;
-  #totalTimer?: ReturnType<typeof setTimeout>;
+  readonly #timers: Timers;
+  #connectTimer?: unknown;
+  #readTimer?: unknown;
+  #totalTimer?: unknown;
   #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
   /**
@@ -36,7 +37,9 @@ export class HttpAttempt {
     timeouts: Timeouts,
     callerSignal: AbortSignal | undefined,
     redact: (text: string) => string,
+    timers: Timers = systemTimers,
   ) {
+    this.#timers = timers;
     this.#timeouts = timeouts;
     this.#callerSignal = callerSignal;
     this.#redact = redact;
@@ -83,8 +86,11 @@ export class HttpAttempt {
   /** Sends the request; resolves when the response headers have arrived. */
   async send(fetcher: typeof fetch, url: string, init: RequestInit): Promise<Response> {
     if (this.#callerSignal?.aborted) throw new CallerAbort(this.#callerSignal.reason);
-    this.#totalTimer = setTimeout(() => this.#expire("total"), this.#timeouts.totalMs);
-    this.#connectTimer = setTimeout(() => this.#expire("connect"), this.#timeouts.connectMs);
+    this.#totalTimer = this.#timers.set(() => this.#expire("total"), this.#timeouts.totalMs);
+    this.#connectTimer = this.#timers.set(
+      () => this.#expire("connect"),
+      this.#timeouts.connectMs,
+    );
     try {
       if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
       return await Promise.race([
@@ -94,7 +100,7 @@ export class HttpAttempt {
     } catch (error) {
       throw this.#failure(error);
     } finally {
-      clearTimeout(this.#connectTimer);
+      this.#timers.clear(this.#connectTimer);
     }
   }
 
@@ -123,14 +129,14 @@ export class HttpAttempt {
     let total = 0;
     try {
       while (true) {
-        this.#readTimer = setTimeout(() => this.#expire("read"), this.#timeouts.readMs);
+        this.#readTimer = this.#timers.set(() => this.#expire("read"), this.#timeouts.readMs);
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
           step = await reader.read();
         } catch (error) {
           throw this.#failure(error);
         } finally {
-          clearTimeout(this.#readTimer);
+          this.#timers.clear(this.#readTimer);
         }
         // A read ended by `#stop` looks like the end of the body: report why it stopped.
         if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
@@ -171,17 +177,11 @@ export class HttpAttempt {
 
   /** Clears every timer and releases the caller's signal; cancels an unread body. */
   dispose(): void {
-    clearTimeout(this.#connectTimer);
-    clearTimeout(this.#readTimer);
-    clearTimeout(this.#totalTimer);
+    this.#timers.clear(this.#connectTimer);
+    this.#timers.clear(this.#readTimer);
+    this.#timers.clear(this.#totalTimer);
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
     this.#reader?.cancel().catch(() => {});
     if (!this.#controller.signal.aborted) this.#controller.abort();
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
 }

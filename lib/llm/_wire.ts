@@ -2,6 +2,7 @@
 import { ProviderError } from "./provider_error.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ChatMessage, FailureReason, GenerateRequest, ModelConfig, Usage } from "./types.ts";
+import { isRecord } from "../core/mod.ts";
 
 export interface WireRequest {
   url: string;
@@ -115,9 +116,7 @@ export function parseJsonEvent(event: SseEvent): Record<string, unknown> {
 }
 
 export function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? value as Record<string, unknown>
-    : {};
+  return isRecord(value) ? value : {};
 }
 
 export function numberOrUndefined(value: unknown): number | undefined {

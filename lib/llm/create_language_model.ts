@@ -2,16 +2,17 @@ import {
   backoffDelay,
   type Clock,
   errorMessage,
+  formatBytes,
   LABS_BACKOFF,
   redactText,
   responseHash,
   systemClock,
 } from "../core/mod.ts";
-import { checkJsonAnswer } from "./_answer.ts";
+import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { anthropicWire } from "./_anthropic_wire.ts";
 import { failureFromResponse } from "./_classify_response.ts";
 import { geminiWire } from "./_gemini_wire.ts";
-import { CallerAbort, formatBytes, HttpAttempt } from "./_http.ts";
+import { CallerAbort, HttpAttempt } from "./_http.ts";
 import { openAiWire } from "./_openai_wire.ts";
 import type { Wire } from "./_wire.ts";
 import { defaultMockAnswer, mockLanguageModel } from "./mock_language_model.ts";
@@ -243,7 +244,8 @@ class HttpLanguageModel implements LanguageModel {
     );
   }
 
-  async generate(request: GenerateRequest): Promise<GenerateResult> {
+  async generate(asked: GenerateRequest): Promise<GenerateResult> {
+    const request = await withAnswerValidator(asked);
     const prepared = this.#prepare(request, false);
     const attemptErrors: AttemptError[] = [];
     for (let attempt = 1;; attempt++) {
@@ -280,7 +282,8 @@ class HttpLanguageModel implements LanguageModel {
     }
   }
 
-  async *stream(request: GenerateRequest): AsyncGenerator<StreamEvent> {
+  async *stream(asked: GenerateRequest): AsyncGenerator<StreamEvent> {
+    const request = await withAnswerValidator(asked);
     const prepared = this.#prepare(request, true);
     const attemptErrors: AttemptError[] = [];
     for (let attempt = 1;; attempt++) {

@@ -500,7 +500,7 @@ Deno.test("createLanguageModel() treats malformed JSON and schema-invalid answer
   assert.equal(second.reason, "bad_response");
   assert.equal(
     second.detail,
-    "Answer does not match the requested schema: /title: expected string, got integer",
+    "Answer does not match the requested schema: /title: must be string",
   );
   assert.equal(invalid.calls.length, 1);
 

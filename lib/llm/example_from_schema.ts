@@ -1,7 +1,7 @@
 type Schema = Record<string, unknown>;
 
 /**
- * A small deterministic value that fits a JSON Schema (the same subset `validateJson`
+ * A small deterministic value that fits a JSON Schema (the subset the answer validator
  * knows): `const`/`enum`/`default`/`examples` first, then a value of the first `type`
  * with every required property (and every listed one). Mocks use it as a plausible
  * answer to a JSON-schema request.

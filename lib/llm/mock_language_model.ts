@@ -1,5 +1,5 @@
 import { responseHash } from "../core/mod.ts";
-import { checkJsonAnswer } from "./_answer.ts";
+import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { exampleFromSchema } from "./example_from_schema.ts";
 import type {
   GenerateRequest,
@@ -87,7 +87,7 @@ export function mockLanguageModel(
     }
     if (value instanceof Error) throw value;
     const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
-    const json = checkJsonAnswer(request, text);
+    const json = checkJsonAnswer(await withAnswerValidator(request), text);
     return { text, json };
   }
 

@@ -54,6 +54,5 @@ export {
   type MockLanguageModelOptions,
 } from "./mock_language_model.ts";
 export { parseSse, type SseEvent, SseParser } from "./sse.ts";
-export { validateJson } from "./validate_json.ts";
 export { exampleFromSchema } from "./example_from_schema.ts";
 export { retryDelayFromResponse } from "./retry_delay_from_response.ts";

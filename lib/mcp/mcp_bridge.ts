@@ -18,7 +18,6 @@ import {
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../core/mod.ts";
 import { type JsonRpcId, type JsonRpcRequest, NO_REPLY, RPC_ERROR, RpcError } from "../rpc/mod.ts";
-import type { McpSession } from "./validator_handler.ts";
 import type { ToolResult, ValidatorService } from "./validator_service.ts";
 
 /** How long one MCP request may stay unanswered by the SDK before it is failed. */
@@ -239,6 +238,15 @@ class BridgeTransport implements Transport {
  * Opens the MCP session of one connection. `send` writes an unsolicited frame to the
  * connection; `log` receives the SDK's out-of-band errors.
  */
+/** One connection's view of the MCP protocol bridge (see `mcp_bridge.ts`). */
+export interface McpSession {
+  /** Answers an MCP request (its result, or throws `RpcError`; `NO_REPLY` for notifications). */
+  handle(request: JsonRpcRequest): Promise<unknown>;
+  /** A response the client sent to a request of the server's. */
+  response?(message: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
 export function openMcpSession(
   service: ValidatorService,
   send: (message: unknown) => Promise<void>,

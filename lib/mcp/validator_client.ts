@@ -1,5 +1,5 @@
 import { tmpdir } from "node:os";
-import { errorMessage, SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
+import { errorMessage, isRecord, SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
 import {
   connectionFromConn,
   MAX_LINE_BYTES,
@@ -212,8 +212,7 @@ function toToolResult(outcome: RpcOutcome): Record<string, unknown> & { ok: bool
     case "result": {
       const result = outcome.result;
       if (
-        result !== null && typeof result === "object" && !Array.isArray(result) &&
-        typeof (result as Record<string, unknown>).ok === "boolean"
+        isRecord(result) && typeof result.ok === "boolean"
       ) {
         return result as Record<string, unknown> & { ok: boolean };
       }

@@ -1,25 +1,13 @@
-import {
-  type JsonRpcRequest,
-  resultResponse,
-  RPC_ERROR,
-  RpcError,
-  type RpcHandler,
-} from "../rpc/mod.ts";
+import { resultResponse, RPC_ERROR, RpcError, type RpcHandler } from "../rpc/mod.ts";
 import { PAYLOAD_TOO_LARGE_RESULT, type ValidatorService } from "./validator_service.ts";
-
-/** One connection's view of the MCP protocol bridge (see `mcp_bridge.ts`). */
-export interface McpSession {
-  /** Answers an MCP request (its result, or throws `RpcError`; `NO_REPLY` for notifications). */
-  handle(request: JsonRpcRequest): Promise<unknown>;
-  /** A response the client sent to a request of the server's. */
-  response?(message: Record<string, unknown>): void;
-  close(): Promise<void>;
-}
+import type { McpSession } from "./mcp_bridge.ts";
 
 /**
  * Builds the MCP session of one connection; called on its first MCP method only.
  * `send` writes an unsolicited frame to the connection.
  */
+export type { McpSession };
+
 export type McpSessionFactory = (
   service: ValidatorService,
   send: (message: unknown) => Promise<void>,

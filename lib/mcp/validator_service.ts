@@ -1,4 +1,4 @@
-import { errorMessage, redactText, SynError } from "../core/mod.ts";
+import { errorMessage, isRecord, readStreamCapped, redactText, SynError } from "../core/mod.ts";
 import { diff } from "../patch/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
 import type { SchemaStore } from "../schema/mod.ts";
@@ -348,9 +348,8 @@ function idFrom(reply: unknown): string | undefined {
 }
 
 function errorDetail(reply: unknown, body: string, status: number): string {
-  if (reply !== null && typeof reply === "object" && !Array.isArray(reply)) {
-    const detail = (reply as Record<string, unknown>).detail ??
-      (reply as Record<string, unknown>).error ?? (reply as Record<string, unknown>).message;
+  if (isRecord(reply)) {
+    const detail = reply.detail ?? reply.error ?? reply.message;
     if (typeof detail === "string" && detail !== "") return detail.slice(0, 500);
     if (detail !== undefined) return JSON.stringify(detail).slice(0, 500);
   }
@@ -358,28 +357,20 @@ function errorDetail(reply: unknown, body: string, status: number): string {
   return text === "" ? `HTTP ${status}` : text.slice(0, 500);
 }
 
+/** The body as text, or "" when there is none or it is over `maxBytes`. */
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
   if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > maxBytes) {
-      await reader.cancel();
-      return "";
-    }
-    chunks.push(value);
+  try {
+    const bytes = await readStreamCapped(
+      response.body,
+      maxBytes,
+      () => new RangeError("too large"),
+    );
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (error instanceof RangeError) return "";
+    throw error;
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 function requireString(params: Record<string, unknown>, name: string): string {

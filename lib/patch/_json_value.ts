@@ -2,30 +2,14 @@
  * JSON value helpers shared by diff and apply. All of them walk with an explicit stack
  * instead of recursion, so a 10,000-level document cannot overflow the call stack.
  */
+import { isRecord, setOwn } from "../core/mod.ts";
 
 export type JsonObject = Record<string, unknown>;
 
 /** A JSON object: not null, not an array. */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export const isJsonObject: (value: unknown) => value is JsonObject = isRecord;
 
-/**
- * Sets an own enumerable data property. A plain assignment to `__proto__` would change
- * the prototype instead of adding the key `JSON.parse` gives such documents.
- */
-export function setOwn(target: JsonObject, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    target[key] = value;
-  }
-}
+export { setOwn };
 
 /**
  * Equality as JSON sees it: objects compare by their own keys whatever the order, arrays

@@ -1,4 +1,5 @@
 import type { SchemaStore, ValidationIssue } from "../schema/mod.ts";
+import { isRecord } from "../core/mod.ts";
 
 /** One document as the preview page receives it at `/asset.json`. */
 export interface PreviewDocument {
@@ -39,9 +40,7 @@ export function previewDocument(
 ): PreviewDocument {
   const schema = schemaFlag ?? store.schemaFromMarker(document) ?? "synesthetic-asset";
   const result = store.validate(document, schema);
-  const object = document !== null && typeof document === "object" && !Array.isArray(document)
-    ? document as Record<string, unknown>
-    : {};
+  const object = isRecord(document) ? document : {};
   const view = result.ok ? (VIEWS[schema] ?? ((d) => d))(object) : {};
   return { name, schema, ok: result.ok, errors: result.errors, document, view };
 }

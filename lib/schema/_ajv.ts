@@ -4,6 +4,7 @@
  * compiled at run time for a `SYN_SCHEMAS_DIR` set behave the same.
  */
 import type { Ajv2020 } from "ajv/dist/2020.js";
+import { compareCodePoints } from "../core/mod.ts";
 
 /**
  * ajv decides validity only; `_explain.ts` writes the messages, so `allErrors` stays off
@@ -11,9 +12,12 @@ import type { Ajv2020 } from "ajv/dist/2020.js";
  * annotation keywords ajv does not know (`example`, `x-schema-version`).
  * `strictNumbers`: `JSON.parse("1e400")` is Infinity, which no JSON text can carry back
  * out (`JSON.stringify` writes `null`), so it is not a number (nor an integer) here.
+ * `ownProperties`: a required `toString` or `constructor` must be the document's own key,
+ * not one inherited from `Object.prototype`.
  */
 export const AJV_OPTIONS = Object.freeze({
   strict: false,
+  ownProperties: true,
   strictNumbers: true,
   allErrors: false,
   logger: false as const,
@@ -44,7 +48,7 @@ export async function createAjv(extra: Record<string, unknown> = {}): Promise<Aj
  */
 export function schemaFingerprint(files: readonly { name: string; text: string }[]): string {
   let hash = 0x811c9dc5;
-  const sorted = [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...files].sort((a, b) => compareCodePoints(a.name, b.name));
   for (const { name, text } of sorted) {
     for (const part of [name, "\u0000", text, "\u0000"]) {
       for (let i = 0; i < part.length; i++) {

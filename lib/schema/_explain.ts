@@ -7,7 +7,7 @@
  * came from (errors from a `$ref`'d branch carry the referenced schema's paths), so
  * "report the non-null branch of `X | null`" needs a structural view.
  */
-import { compareCodePoints, escapePointerToken } from "../core/mod.ts";
+import { compareIssues, escapePointerToken, isRecord } from "../core/mod.ts";
 import type { SchemaIndex } from "./_schema_index.ts";
 import type { ValidationIssue } from "./types.ts";
 
@@ -23,10 +23,6 @@ export type FormatDefinition =
 /** An issue plus, for a type mismatch, the types that were expected. */
 interface Issue extends ValidationIssue {
   expected?: string[];
-}
-
-function isObject(value: unknown): value is SchemaObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function hasType(value: unknown, type: unknown): boolean {
@@ -45,7 +41,7 @@ function hasType(value: unknown, type: unknown): boolean {
     case "array":
       return Array.isArray(value);
     case "object":
-      return isObject(value);
+      return isRecord(value);
     default:
       return false;
   }
@@ -62,7 +58,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
   }
-  if (isObject(a) && isObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
     return keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
@@ -129,7 +125,7 @@ class Explainer {
 
   check(schema: unknown, base: string, value: unknown, path: string): Issue[] {
     if (schema === false) return [{ path, msg: "must not be present (schema is false)" }];
-    if (!isObject(schema)) return [];
+    if (!isRecord(schema)) return [];
     if (typeof schema.$id === "string") base = this.index.baseOf(schema.$id, base);
     const issues: Issue[] = [];
 
@@ -163,7 +159,7 @@ class Explainer {
     if (typeof value === "string") this.#checkString(schema, value, path, issues);
     else if (typeof value === "number") this.#checkNumber(schema, value, path, issues);
     else if (Array.isArray(value)) this.#checkArray(schema, base, value, path, issues);
-    else if (isObject(value)) this.#checkObject(schema, base, value, path, issues);
+    else if (isRecord(value)) this.#checkObject(schema, base, value, path, issues);
 
     this.#checkApplicators(schema, base, value, path, issues);
     return issues;
@@ -203,7 +199,7 @@ class Explainer {
     if (definition instanceof RegExp) valid = type !== "string" || definition.test(String(value));
     else if (typeof definition === "function") {
       valid = type !== "string" || definition(String(value));
-    } else if (isObject(definition) && (definition.type ?? "string") === type) {
+    } else if (isRecord(definition) && (definition.type ?? "string") === type) {
       const check = definition.validate;
       valid = check instanceof RegExp ? check.test(String(value)) : check(value);
     }
@@ -298,7 +294,7 @@ class Explainer {
     if (typeof schema.maxProperties === "number" && keys.length > schema.maxProperties) {
       issues.push({ path, msg: `must NOT have more than ${schema.maxProperties} properties` });
     }
-    if (isObject(schema.dependentRequired)) {
+    if (isRecord(schema.dependentRequired)) {
       for (const [trigger, needed] of Object.entries(schema.dependentRequired)) {
         if (!Object.hasOwn(value, trigger) || !Array.isArray(needed)) continue;
         for (const name of needed) {
@@ -311,14 +307,14 @@ class Explainer {
         }
       }
     }
-    if (isObject(schema.dependentSchemas)) {
+    if (isRecord(schema.dependentSchemas)) {
       for (const [trigger, dependent] of Object.entries(schema.dependentSchemas)) {
         if (Object.hasOwn(value, trigger)) append(issues, this.check(dependent, base, value, path));
       }
     }
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    const properties = isRecord(schema.properties) ? schema.properties : {};
     const patterns: [RegExp, unknown][] = [];
-    if (isObject(schema.patternProperties)) {
+    if (isRecord(schema.patternProperties)) {
       for (const [source, patternSchema] of Object.entries(schema.patternProperties)) {
         try {
           patterns.push([new RegExp(source, "u"), patternSchema]);
@@ -424,9 +420,7 @@ export function sortIssues(issues: readonly ValidationIssue[]): ValidationIssue[
     seen.add(key);
     unique.push({ path: issue.path, msg: issue.msg });
   }
-  return unique.sort((a, b) =>
-    compareCodePoints(a.path, b.path) || compareCodePoints(a.msg, b.msg)
-  );
+  return unique.sort(compareIssues((issue) => issue.msg));
 }
 
 /**

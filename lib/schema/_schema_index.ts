@@ -3,7 +3,7 @@
  * when `$id` is missing — MCP spec §8), nested `$id`s and `$anchor`s. `$ref`s are
  * resolved against it, so a reference finds its target whatever host the set uses.
  */
-import { unescapePointerToken } from "../core/mod.ts";
+import { isRecord, unescapePointerToken } from "../core/mod.ts";
 
 type SchemaObject = Record<string, unknown>;
 
@@ -17,10 +17,6 @@ export interface ResolvedSchema {
 
 // Keywords whose values are data, not subschemas: never scanned for `$id`/`$anchor`.
 const DATA_KEYWORDS = new Set(["const", "default", "enum", "example", "examples"]);
-
-function isObject(value: unknown): value is SchemaObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** `new URL(reference, base)` without a fragment; `undefined` when it does not resolve. */
 export function resolveUri(reference: string, base: string): string | undefined {
@@ -46,7 +42,7 @@ export class SchemaIndex {
 
   /** Adds a top-level schema read from `retrievalUri`; returns its base URI. */
   add(schema: unknown, retrievalUri: string): string {
-    const own = isObject(schema) && typeof schema.$id === "string"
+    const own = isRecord(schema) && typeof schema.$id === "string"
       ? resolveUri(schema.$id, retrievalUri)
       : undefined;
     const base = own ?? retrievalUri;
@@ -60,7 +56,7 @@ export class SchemaIndex {
       for (const item of schema) this.#scan(item, base);
       return;
     }
-    if (!isObject(schema)) return;
+    if (!isRecord(schema)) return;
     let current = base;
     if (typeof schema.$id === "string") {
       current = resolveUri(schema.$id, base) ?? base;
@@ -122,7 +118,7 @@ export class SchemaIndex {
     for (const raw of pointer.slice(1).split("/")) {
       const token = unescapePointerToken(raw);
       if (Array.isArray(target)) target = target[Number(token)];
-      else if (isObject(target) && Object.hasOwn(target, token)) target = target[token];
+      else if (isRecord(target) && Object.hasOwn(target, token)) target = target[token];
       else return undefined;
       if (target === undefined) return undefined;
     }

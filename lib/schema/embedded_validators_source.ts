@@ -1,4 +1,4 @@
-import { SynError } from "../core/mod.ts";
+import { compareCodePoints, SynError } from "../core/mod.ts";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { AJV_OPTIONS, commonJsDefault, createAjv, schemaFingerprint } from "./_ajv.ts";
 import type { SchemaFileText } from "./load_schema_store.ts";
@@ -31,7 +31,7 @@ export async function embeddedValidatorsSource(files: readonly SchemaFileText[])
   const ajv = await createAjv({ code: { source: true, esm: true } });
   const exports: Record<string, string> = {};
   const ids: string[] = [];
-  for (const file of [...files].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const file of [...files].sort((a, b) => compareCodePoints(a.name, b.name))) {
     const schema = JSON.parse(file.text);
     if (typeof schema?.$id !== "string") {
       throw new SynError("schema_invalid", `Embedded schema has no $id: ${file.name}`);

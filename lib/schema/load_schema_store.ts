@@ -1,5 +1,12 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { compareCodePoints, errorMessage, parseJson, SynError } from "../core/mod.ts";
+import {
+  compareCodePoints,
+  copyOwn,
+  errorMessage,
+  isRecord,
+  parseJson,
+  SynError,
+} from "../core/mod.ts";
 import { createAjv, schemaFingerprint, type VerdictFunction } from "./_ajv.ts";
 import { explainIssues, type FormatDefinition, sortIssues } from "./_explain.ts";
 import {
@@ -54,10 +61,6 @@ interface LoadedExample extends ExampleEntry {
   relative: string;
   text: string;
   schema: string;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** MCP spec §5 orders listings as the Python reference sorts strings: by code point. */
@@ -172,7 +175,7 @@ function versionOf(schema: Record<string, unknown>): string {
 
 /** A top-level `$schema`/`$schemaRef` marker, if the document has one. */
 function markerOf(document: unknown): string | undefined {
-  if (!isObject(document)) return undefined;
+  if (!isRecord(document)) return undefined;
   for (const key of ["$schema", "$schemaRef"]) {
     if (Object.hasOwn(document, key) && typeof document[key] === "string") {
       return document[key] as string;
@@ -186,22 +189,11 @@ function markerOf(document: unknown): string | undefined {
  * reconciliation 3). A shallow copy: the caller's object is never mutated.
  */
 function dropMarker(document: unknown): unknown {
-  if (!isObject(document)) return document;
+  if (!isRecord(document)) return document;
   if (!Object.hasOwn(document, "$schema") && !Object.hasOwn(document, "$schemaRef")) {
     return document;
   }
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(document)) {
-    if (key === "$schema" || key === "$schemaRef") continue;
-    // defineProperty keeps a `__proto__` key an own data property, as JSON.parse made it.
-    Object.defineProperty(copy, key, {
-      value: document[key],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return copy;
+  return copyOwn(document, (key) => key === "$schema" || key === "$schemaRef");
 }
 
 /** Issues from ajv's own errors, used only if the explainer finds nothing to report. */
@@ -288,7 +280,7 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
     const name = schemaNameFromFile(file.name)!;
     const path = displayPath(schemasShown, file.name);
     const schema = parseJson(file.text, path);
-    if (!isObject(schema)) {
+    if (!isRecord(schema)) {
       throw new SynError("schema_invalid", `Schema is not a JSON object: ${path}`, { path });
     }
     // MCP spec §8: without `$id`, the base URI comes from the file path.

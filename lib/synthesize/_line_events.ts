@@ -1,5 +1,6 @@
 /** The input formats ingest reads; `auto` decides per line. */
 export const INGEST_FORMATS = ["auto", "events", "trace", "taubench", "bfcl"] as const;
+import { isRecord } from "../core/mod.ts";
 export type IngestFormat = typeof INGEST_FORMATS[number];
 
 /**
@@ -15,21 +16,17 @@ export type LineContent =
 /** A corpus session longer than this is refused (its synthetic clock would overlap). */
 const MAX_CALLS_PER_SESSION = 1000;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function isCorpusSession(value: unknown): value is Record<string, unknown> & { calls: unknown[] } {
-  return isObject(value) && typeof value.session_id === "string" && Array.isArray(value.calls);
+  return isRecord(value) && typeof value.session_id === "string" && Array.isArray(value.calls);
 }
 
 function isTraceLine(value: unknown): value is { kind: string; data: Record<string, unknown> } {
-  return isObject(value) && typeof value.kind === "string" && isObject(value.data);
+  return isRecord(value) && typeof value.kind === "string" && isRecord(value.data);
 }
 
 /** The events one parsed line holds, read as `format` (line numbers count from 1). */
 export function lineContent(value: unknown, format: IngestFormat, line: number): LineContent {
-  if (isObject(value) && Object.hasOwn(value, "syn_encrypted")) {
+  if (isRecord(value) && Object.hasOwn(value, "syn_encrypted")) {
     return { kind: "bad", reason: "encrypted at rest (syn_encrypted): decrypt it first" };
   }
   const shape = format === "auto"
@@ -74,7 +71,7 @@ function corpusContent(value: unknown, line: number): LineContent {
   }
   const candidates = value.calls.map((call, index) => {
     const label = `call ${index}`;
-    if (!isObject(call)) return { label, value: call };
+    if (!isRecord(call)) return { label, value: call };
     const output = call.output === undefined || call.output === null
       ? null
       : typeof call.output === "string"

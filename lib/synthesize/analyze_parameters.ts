@@ -1,3 +1,4 @@
+import { compareCodePoints } from "../core/mod.ts";
 /** One call of a sampled chain occurrence. */
 export interface SampleStep {
   tool_id: string;
@@ -37,7 +38,7 @@ export function analyzeParameters(samples: readonly (readonly SampleStep[])[]): 
   for (let step = 0; step < length; step++) {
     const keys = [
       ...new Set(samples.flatMap((sample) => Object.keys(sample[step].input_params ?? {}))),
-    ].sort();
+    ].sort(compareCodePoints);
     for (const key of keys) {
       const values = samples.map((sample) => sample[step].input_params?.[key]);
       const wire = step > 0 ? wiringOf(samples, step, key) : undefined;
@@ -117,5 +118,7 @@ function typeOf(values: readonly unknown[]): string {
         : typeof value
     ),
   );
-  return types.size === 1 ? [...types][0] : [...types].sort().join("|") || "unknown";
+  return types.size === 1
+    ? [...types][0]
+    : [...types].sort(compareCodePoints).join("|") || "unknown";
 }

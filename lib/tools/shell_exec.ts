@@ -9,6 +9,7 @@ import { bubblewrapArgv, bubblewrapPath } from "./bubblewrap.ts";
 import { killGroup } from "./sandbox.ts";
 import type { ToolContext, ToolDescriptor, ToolPolicy } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
+import { compareCodePoints } from "../core/mod.ts";
 
 export { DEFAULT_SHELL_ALLOW, REFUSED_PROGRAMS };
 
@@ -38,7 +39,7 @@ export async function shellRunPermissions(policy: ToolPolicy): Promise<string[]>
       // refused or not installed: not granted
     }
   }
-  return paths.sort();
+  return paths.sort(compareCodePoints);
 }
 
 /** `shell.exec {cmd, timeout_s=20}` (Spectator §4), argv-only, in the sandbox. */

@@ -1,5 +1,5 @@
 import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
-import { SynError } from "../core/mod.ts";
+import { compareCodePoints, SynError } from "../core/mod.ts";
 import type { ToolDescriptor } from "./tool_descriptor.ts";
 
 /** `fs.read_text`, `composite.kb_search_fetch`: a namespace, a dot, a name. */
@@ -49,9 +49,6 @@ export class ToolRegistry {
 
   /** Every tool, sorted by name. */
   list(): ToolDescriptor[] {
-    return [...this.#tools.values()].sort((
-      a,
-      b,
-    ) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.#tools.values()].sort((a, b) => compareCodePoints(a.name, b.name));
   }
 }

@@ -1,4 +1,4 @@
-import { errorMessage, redactText, redactValue, SynError } from "../core/mod.ts";
+import { copyOwn, errorMessage, isRecord, redactText, redactValue, SynError } from "../core/mod.ts";
 import { detectBubblewrap } from "./bubblewrap.ts";
 import { sandboxNetHosts, systemResolveHost } from "./_url_policy.ts";
 import { baselineRegistry } from "./baseline_tools.ts";
@@ -290,43 +290,31 @@ interface ShapedCall {
   problem?: string;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /** A call as written by a model: every field checked, nothing trusted. */
 function callShape(raw: unknown): ShapedCall {
-  if (!isPlainObject(raw)) {
+  if (!isRecord(raw)) {
     return { id: "", tool: "", args: {}, problem: "A tool call must be an object" };
   }
   const id = typeof raw.id === "string" ? raw.id.slice(0, 256) : "";
   const tool = typeof raw.tool === "string" ? raw.tool.slice(0, 256) : "";
-  const args = isPlainObject(raw.args) ? raw.args : {};
+  const args = isRecord(raw.args) ? raw.args : {};
   if (typeof raw.id !== "string" || raw.id.length === 0) {
     return { id, tool, args, problem: "A tool call needs a non-empty string id" };
   }
   if (typeof raw.tool !== "string" || raw.tool.length === 0) {
     return { id, tool, args, problem: "A tool call needs a tool name" };
   }
-  if (!isPlainObject(raw.args)) return { id, tool, args, problem: "args must be a JSON object" };
+  if (!isRecord(raw.args)) return { id, tool, args, problem: "args must be a JSON object" };
   return { id, tool, args };
 }
 
 /** Top-level `default`s of the schema's properties, for keys the call left out. */
 function withDefaults(schema: Record<string, unknown>, args: Record<string, unknown>) {
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(args)) {
-    Object.defineProperty(copy, key, {
-      value: args[key],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  const copy = copyOwn(args);
+  const properties = isRecord(schema.properties) ? schema.properties : {};
   for (const [key, property] of Object.entries(properties)) {
     if (
-      !Object.hasOwn(copy, key) && isPlainObject(property) && Object.hasOwn(property, "default")
+      !Object.hasOwn(copy, key) && isRecord(property) && Object.hasOwn(property, "default")
     ) {
       copy[key] = structuredClone(property.default);
     }

@@ -1,0 +1,34 @@
+/**
+ * Reads a byte stream whole, refusing it as soon as it passes `maxBytes`: a size checked
+ * up front would not hold for a pipe, a chunked HTTP body or `/dev/zero`. `tooLarge` makes
+ * the error thrown; the stream is cancelled first.
+ */
+export async function readStreamCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } finally {
+    // Closes the source (a file's stream closes its file) whether it was read to the end
+    // or not.
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
