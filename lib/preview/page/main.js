@@ -351,8 +351,8 @@ function format(/** @type {unknown} */ value) {
 }
 
 const RULE_EVENTS = {
-  pointerdown: ["mouse_down", "click"],
-  pointerup: ["mouse_up"],
+  pointerdown: ["mouse_down", "pointer_down", "click"],
+  pointerup: ["mouse_up", "pointer_up"],
   keydown: ["key_down", "key_press"],
   keyup: ["key_up"],
 };
@@ -440,17 +440,25 @@ function ruleRuns(/** @type {any} */ rule) {
     Array.isArray(rule.effects) && rule.effects.some((effect) => knownEffect(effect));
 }
 
+/** An effect's number: `value` itself, or `{value: n}` as some generators write it. */
+function effectNumber(/** @type {any} */ effect) {
+  const value = effect?.value;
+  if (typeof value === "number") return value;
+  return typeof value?.value === "number" ? value.value : undefined;
+}
+
 function knownEffect(/** @type {any} */ effect) {
   if (effect?.op === "triggerAttackRelease") return true;
-  return ["set", "add", "increment"].includes(effect?.op) && typeof effect.value === "number";
+  return ["set", "add", "increment"].includes(effect?.op) && effectNumber(effect) !== undefined;
 }
 
 function applyEffect(effect, rule, values, audio, haptic) {
   if (!knownEffect(effect)) return;
   const target = String(effect.target ?? rule.target ?? "");
   if (effect.op === "triggerAttackRelease") return audio.trigger();
-  if (effect.op === "set") values.set(target, effect.value);
-  else values.nudge(target, effect.value);
+  const amount = /** @type {number} */ (effectNumber(effect));
+  if (effect.op === "set") values.set(target, amount);
+  else values.nudge(target, amount);
   values.tick(Infinity);
   if (target.startsWith("haptic.")) haptic.pulse();
 }
