@@ -10,6 +10,16 @@ export type ShapeKind = "circle" | "ring" | "box" | "waves" | "spiral" | "star";
 export type SynthType = typeof SYNTH_TYPES[number];
 
 export interface PromptFeatures {
+  /** The prompt as given. */
+  prompt: string;
+  /** The prompt as a log record and the summary show it (see `promptForLog`). */
+  logged: string;
+  /** Up to 120 characters of it, for a description (see `promptExcerpt`). */
+  excerpt: string;
+  /** A title from its words, if any word is left after the stop words. */
+  title?: string;
+  /** Its distinct words that are not stop words, in order: tags when nothing else gives some. */
+  tagWords: string[];
   /** Lower-case words of the prompt, in order. */
   words: string[];
   /** Colours named or implied by the prompt, in order of appearance (may be empty). */
@@ -362,6 +372,11 @@ export function extractFeatures(prompt: string): PromptFeatures {
     }
   }
   return {
+    prompt,
+    logged: promptForLog(prompt),
+    excerpt: promptExcerpt(prompt),
+    title: titleFromWords(words),
+    tagWords: [...new Set(words.filter((word) => !STOP_WORDS.has(word)))],
     words,
     colors,
     colorWords,

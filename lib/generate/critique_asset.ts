@@ -26,7 +26,10 @@ function volumeOf(value: unknown): number | undefined {
 }
 
 /** Names a section offers as targets: shader uniforms, and the tone/haptic parameter paths. */
-function targetsOf(asset: JsonObject): { uniforms: Set<string>; paths: Set<string> } {
+/** What controls and modulations may aim at: uniform names and parameter paths. */
+type Targets = { uniforms: Set<string>; paths: Set<string> };
+
+function targetsOf(asset: JsonObject): Targets {
   const shader = isRecord(asset.shader) ? asset.shader : {};
   const uniforms = new Set<string>();
   for (const uniform of list(shader.uniforms)) {
@@ -87,7 +90,6 @@ function checkTarget(
  * pointer controls. Pure; issues sorted by (path, code).
  */
 export function critiqueAsset(asset: unknown): QualityIssue[] {
-  const issues: QualityIssue[] = [];
   if (!isRecord(asset)) {
     return [{
       code: "not_an_object",
@@ -97,31 +99,52 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
     }];
   }
   const known = targetsOf(asset);
+  const issues: QualityIssue[] = [
+    ...checkControls(asset, known),
+    ...checkPointerControls(asset),
+    ...checkModulations(asset, known),
+    ...checkTone(asset),
+    ...checkHaptic(asset),
+    ...checkShaderUse(asset),
+  ];
+  checkUniformRanges(asset, issues);
+  return issues.sort(compareIssues((issue) => issue.code));
+}
+
+/** The "section missing" warning for one absent section. */
+function missing(message: string): QualityIssue {
+  return { code: "section_missing", severity: "warning", path: "", message };
+}
+
+/** Controls aim at something that exists, and their defaults sit within their range. */
+function checkControls(asset: JsonObject, known: Targets): QualityIssue[] {
+  const issues: QualityIssue[] = [];
   const control = isRecord(asset.control) ? asset.control : undefined;
-  const controls = list(control?.control_parameters);
-  controls.forEach((item, index) => {
+  list(control?.control_parameters).forEach((item, index) => {
     if (!isRecord(item)) return;
     const path = formatPointer(["control", "control_parameters", index]);
     checkTarget(item.parameter, `${path}/parameter`, known, "control_target_missing", issues);
-    if (typeof item.default === "number") {
-      if (typeof item.min === "number" && item.default < item.min) {
-        issues.push({
-          code: "default_out_of_range",
-          severity: "warning",
-          path: `${path}/default`,
-          message: `default ${item.default} is below min ${item.min}`,
-        });
-      }
-      if (typeof item.max === "number" && item.default > item.max) {
-        issues.push({
-          code: "default_out_of_range",
-          severity: "warning",
-          path: `${path}/default`,
-          message: `default ${item.default} is above max ${item.max}`,
-        });
-      }
+    if (typeof item.default !== "number") return;
+    const out = (side: string, bound: number) => ({
+      code: "default_out_of_range",
+      severity: "warning" as const,
+      path: `${path}/default`,
+      message: `default ${item.default} is ${side} ${side === "below" ? "min" : "max"} ${bound}`,
+    });
+    if (typeof item.min === "number" && item.default < item.min) {
+      issues.push(out("below", item.min));
+    }
+    if (typeof item.max === "number" && item.default > item.max) {
+      issues.push(out("above", item.max));
     }
   });
+  return issues;
+}
+
+/** The pointer moves the shape: mouse.x drives u_px, an inverted mouse.y drives u_py. */
+function checkPointerControls(asset: JsonObject): QualityIssue[] {
+  const control = isRecord(asset.control) ? asset.control : undefined;
+  const controls = list(control?.control_parameters);
   const hasMapping = (parameter: string, axis: string, inverted: boolean) =>
     controls.some((item) =>
       isRecord(item) && item.parameter === parameter &&
@@ -131,142 +154,110 @@ export function critiqueAsset(asset: unknown): QualityIssue[] {
           (typeof mapping.action.sensitivity === "number" && mapping.action.sensitivity < 0))
       )
     );
-  if (!hasMapping("shader.u_px", "mouse.x", false)) {
-    issues.push({
-      code: "pointer_control_missing",
-      severity: "info",
-      path: "/control",
-      message: "no mouse.x control for shader.u_px",
-    });
-  }
+  const issues: QualityIssue[] = [];
+  const note = (message: string) =>
+    issues.push({ code: "pointer_control_missing", severity: "info", path: "/control", message });
+  if (!hasMapping("shader.u_px", "mouse.x", false)) note("no mouse.x control for shader.u_px");
   if (!hasMapping("shader.u_py", "mouse.y", true)) {
-    issues.push({
-      code: "pointer_control_missing",
-      severity: "info",
-      path: "/control",
-      message: "no inverted mouse.y control for shader.u_py",
-    });
+    note("no inverted mouse.y control for shader.u_py");
   }
+  return issues;
+}
+
+/** Modulations aim at something that exists. */
+function checkModulations(asset: JsonObject, known: Targets): QualityIssue[] {
+  const issues: QualityIssue[] = [];
   list(asset.modulations).forEach((item, index) => {
     if (!isRecord(item)) return;
-    checkTarget(
-      item.target,
-      formatPointer(["modulations", index, "target"]),
-      known,
-      "modulation_target_missing",
-      issues,
-    );
+    const path = formatPointer(["modulations", index, "target"]);
+    checkTarget(item.target, path, known, "modulation_target_missing", issues);
   });
+  return issues;
+}
 
-  checkUniformRanges(asset, issues);
-
+/** A tone exists and is not silent, neither by its volume nor by its volume parameter. */
+function checkTone(asset: JsonObject): QualityIssue[] {
   const tone = isRecord(asset.tone) ? asset.tone : undefined;
-  if (tone) {
-    const synth = isRecord(tone.synth) ? tone.synth : {};
-    const options = isRecord(synth.options) ? synth.options : {};
-    const volume = volumeOf(options.volume ?? synth.volume);
-    const volumePath = options.volume !== undefined
-      ? "/tone/synth/options/volume"
-      : "/tone/synth/volume";
-    if (volume !== undefined && volume <= SILENT_VOLUME_DB) {
-      issues.push({
-        code: "silent_tone",
-        severity: "error",
-        path: volumePath,
-        message: `volume ${volume} dB is silent (at or below ${SILENT_VOLUME_DB} dB)`,
-      });
-    }
-    list(tone.input_parameters).forEach((item, index) => {
-      if (!isRecord(item) || item.parameter !== "volume") return;
-      const value = volumeOf(item.default);
-      if (value !== undefined && value <= SILENT_VOLUME_DB) {
-        issues.push({
-          code: "silent_tone",
-          severity: "error",
-          path: formatPointer(["tone", "input_parameters", index, "default"]),
-          message: `volume default ${value} dB is silent`,
-        });
-      }
-    });
-  } else {
+  if (!tone) return [missing("no tone section")];
+  const issues: QualityIssue[] = [];
+  const synth = isRecord(tone.synth) ? tone.synth : {};
+  const options = isRecord(synth.options) ? synth.options : {};
+  const volume = volumeOf(options.volume ?? synth.volume);
+  if (volume !== undefined && volume <= SILENT_VOLUME_DB) {
     issues.push({
-      code: "section_missing",
-      severity: "warning",
-      path: "",
-      message: "no tone section",
+      code: "silent_tone",
+      severity: "error",
+      path: options.volume !== undefined ? "/tone/synth/options/volume" : "/tone/synth/volume",
+      message: `volume ${volume} dB is silent (at or below ${SILENT_VOLUME_DB} dB)`,
     });
   }
+  list(tone.input_parameters).forEach((item, index) => {
+    if (!isRecord(item) || item.parameter !== "volume") return;
+    const value = volumeOf(item.default);
+    if (value === undefined || value > SILENT_VOLUME_DB) return;
+    issues.push({
+      code: "silent_tone",
+      severity: "error",
+      path: formatPointer(["tone", "input_parameters", index, "default"]),
+      message: `volume default ${value} dB is silent`,
+    });
+  });
+  return issues;
+}
 
+/** A haptic profile exists and its intensities stay within [0, 1]. */
+function checkHaptic(asset: JsonObject): QualityIssue[] {
   const haptic = isRecord(asset.haptic) ? asset.haptic : undefined;
-  if (haptic) {
-    list(haptic.input_parameters).forEach((item, index) => {
-      if (!isRecord(item) || item.parameter !== "haptic.intensity") return;
-      const path = formatPointer(["haptic", "input_parameters", index]);
-      for (const key of ["default", "min", "max"]) {
-        const value = item[key];
-        if (typeof value === "number" && (value < 0 || value > 1)) {
-          issues.push({
-            code: "haptic_out_of_range",
-            severity: "error",
-            path: `${path}/${key}`,
-            message: `intensity ${key} ${value} is outside [0, 1]`,
-          });
-        }
+  if (!haptic) return [missing("no haptic section")];
+  const issues: QualityIssue[] = [];
+  const outside = (path: string, message: string) =>
+    issues.push({ code: "haptic_out_of_range", severity: "error", path, message });
+  list(haptic.input_parameters).forEach((item, index) => {
+    if (!isRecord(item) || item.parameter !== "haptic.intensity") return;
+    const path = formatPointer(["haptic", "input_parameters", index]);
+    for (const key of ["default", "min", "max"]) {
+      const value = item[key];
+      if (typeof value === "number" && (value < 0 || value > 1)) {
+        outside(`${path}/${key}`, `intensity ${key} ${value} is outside [0, 1]`);
       }
-    });
-    const device = isRecord(haptic.device) ? haptic.device : {};
-    const maxIntensity = isRecord(device.options) ? device.options.maxIntensity : undefined;
-    if (
-      isRecord(maxIntensity) && typeof maxIntensity.value === "number" &&
-      (maxIntensity.value < 0 || maxIntensity.value > 1)
-    ) {
-      issues.push({
-        code: "haptic_out_of_range",
-        severity: "error",
-        path: "/haptic/device/options/maxIntensity/value",
-        message: `maxIntensity ${maxIntensity.value} is outside [0, 1]`,
-      });
     }
-  } else {
-    issues.push({
-      code: "section_missing",
-      severity: "warning",
-      path: "",
-      message: "no haptic section",
-    });
+  });
+  const device = isRecord(haptic.device) ? haptic.device : {};
+  const maxIntensity = isRecord(device.options) ? device.options.maxIntensity : undefined;
+  const value = isRecord(maxIntensity) ? maxIntensity.value : undefined;
+  if (typeof value === "number" && (value < 0 || value > 1)) {
+    outside("/haptic/device/options/maxIntensity/value", `maxIntensity ${value} is outside [0, 1]`);
   }
+  return issues;
+}
 
+/** The fragment shader has a main() and uses every uniform it declares. */
+function checkShaderUse(asset: JsonObject): QualityIssue[] {
   const shader = isRecord(asset.shader) ? asset.shader : undefined;
-  if (shader && typeof shader.fragment_shader === "string") {
-    const source = shader.fragment_shader;
-    if (!/\bvoid\s+main\s*\(/.test(source)) {
-      issues.push({
-        code: "shader_no_main",
-        severity: "error",
-        path: "/shader/fragment_shader",
-        message: "fragment shader has no main()",
-      });
-    }
-    list(shader.uniforms).forEach((uniform, index) => {
-      if (!isRecord(uniform) || typeof uniform.name !== "string") return;
-      if (!new RegExp(`\\b${uniform.name.replace(/[^\w]/g, "")}\\b`).test(source)) {
-        issues.push({
-          code: "uniform_unused",
-          severity: "info",
-          path: formatPointer(["shader", "uniforms", index]),
-          message: `uniform '${uniform.name}' is not used by the fragment shader`,
-        });
-      }
-    });
-  } else {
+  if (!shader || typeof shader.fragment_shader !== "string") {
+    return [missing("no shader with a fragment shader")];
+  }
+  const source = shader.fragment_shader;
+  const issues: QualityIssue[] = [];
+  if (!/\bvoid\s+main\s*\(/.test(source)) {
     issues.push({
-      code: "section_missing",
-      severity: "warning",
-      path: "",
-      message: "no shader with a fragment shader",
+      code: "shader_no_main",
+      severity: "error",
+      path: "/shader/fragment_shader",
+      message: "fragment shader has no main()",
     });
   }
-  return issues.sort(compareIssues((issue) => issue.code));
+  list(shader.uniforms).forEach((uniform, index) => {
+    if (!isRecord(uniform) || typeof uniform.name !== "string") return;
+    if (new RegExp(`\\b${uniform.name.replace(/[^\w]/g, "")}\\b`).test(source)) return;
+    issues.push({
+      code: "uniform_unused",
+      severity: "info",
+      path: formatPointer(["shader", "uniforms", index]),
+      message: `uniform '${uniform.name}' is not used by the fragment shader`,
+    });
+  });
+  return issues;
 }
 
 /** The critic's verdict on one asset, as `critic.jsonl` stores it. */

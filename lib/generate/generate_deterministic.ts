@@ -7,12 +7,11 @@ import {
 } from "./asset.ts";
 import {
   extractFeatures,
-  promptExcerpt,
+  type PromptFeatures,
   type Rgb,
   type ShapeKind,
   STOP_WORDS,
   type SynthType,
-  titleFromWords,
 } from "./_prompt_features.ts";
 import { type SeededRandom, seededRandom } from "./_random.ts";
 import { fragmentShader, SHADER_NAMES, VERTEX_SHADER } from "./_shaders.ts";
@@ -23,6 +22,8 @@ export interface DeterministicOptions {
   seed?: number | null;
   /** 0 … 2: how far numbers stray from what the words suggest. Default 0.7. */
   temperature?: number | null;
+  /** The prompt already read by the caller; read here otherwise. */
+  features?: PromptFeatures;
 }
 
 /** The engine's identity, for provenance. */
@@ -73,27 +74,83 @@ export function generateDeterministic(
   prompt: string,
   options: DeterministicOptions = {},
 ): SynestheticAsset {
-  const seed = options.seed ?? 0;
-  const spread = clamp(options.temperature ?? 0.7, 0, 2) / 2;
-  const features = extractFeatures(prompt);
+  const features = options.features ?? extractFeatures(prompt);
+  const choice = choose(features, options.seed ?? 0, options.temperature ?? 0.7);
+  const { title, shape, tempo, intensity, complexity, random, jitter } = choice;
+  const tone = toneFor(
+    title,
+    choice.synthType,
+    choice.energy,
+    tempo,
+    features.pulsing,
+    random,
+    jitter,
+  );
+  const description = `${features.excerpt || title}: a ${
+    SHADER_NAMES[shape]
+  } shader, a ${tone.section.synth.type} at ${tempo} BPM and a haptic pulse at intensity ${intensity}`;
+  return {
+    name: title,
+    description,
+    shader: shaderFor(choice),
+    tone: tone.section,
+    haptic: hapticFor(title, intensity, choice.energy, tempo),
+    control: controlsFor(title, choice.radius, intensity),
+    modulations: modulationsFor(choice, features.pulsing),
+    rule_bundle: rulesFor(choice, tone.rootNote),
+    meta_info: {
+      title,
+      description,
+      category: "multimodal",
+      complexity,
+      tags: tagsFor(features.matched, features.words, shape, choice.synthType, choice.energy),
+      prompt: prompt.trim(),
+      palette: {
+        primary: hex(choice.palette.primary),
+        secondary: hex(choice.palette.secondary),
+        background: hex(choice.palette.background),
+      },
+      tempo_bpm: tempo,
+    },
+  };
+}
+
+/** What the words and the seed decide, in the order the seeded random numbers are drawn. */
+function choose(features: PromptFeatures, seed: number, temperature: number) {
+  const spread = clamp(temperature, 0, 2) / 2;
   const random = seededRandom(`${seed}\u0000${features.words.join(" ")}`);
   const jitter = (amount: number) => (random.next() * 2 - 1) * amount * spread;
-
   const energy = clamp(features.energy + jitter(0.1), 0, 1);
   const brightness = clamp(features.brightness + jitter(0.1), 0, 1);
   const shape = features.shape ?? random.pick(SHAPES);
   const palette = paletteFor(features.colors, brightness, random);
-  const title = titleFromWords(features.words) ?? "Untitled";
   const tempo = Math.round(60 + energy * 110 + jitter(8));
   const speed = round(0.3 + energy * 3.2 + jitter(0.2), 2);
   const radius = round(clamp(0.25 + (1 - energy) * 0.3 + jitter(0.08), 0.1, 0.9), 3);
-  const softness = clamp(0.01 + (1 - energy) * 0.08, 0.005, 0.2);
   const synthType = features.synth ?? synthForEnergy(energy, random);
   const intensity = round(clamp(0.15 + energy * 0.75 + jitter(0.05), 0.05, 1), 2);
-  const complexity = energy > 0.7 ? "high" : energy < 0.3 ? "low" : "medium";
-  const tags = tagsFor(features.matched, features.words, shape, synthType, energy);
+  return {
+    random,
+    jitter,
+    energy,
+    shape,
+    palette,
+    title: features.title ?? "Untitled",
+    tempo,
+    speed,
+    radius,
+    softness: clamp(0.01 + (1 - energy) * 0.08, 0.005, 0.2),
+    synthType,
+    intensity,
+    complexity: energy > 0.7 ? "high" : energy < 0.3 ? "low" : "medium",
+  };
+}
 
-  const shader = {
+type Choice = ReturnType<typeof choose>;
+
+/** The shader section: the chosen shape's SDF in the palette, and its parameters. */
+function shaderFor({ shape, palette, speed, radius, softness, complexity }: Choice) {
+  return {
     name: SHADER_NAMES[shape],
     description: `${SHADER_NAMES[shape]} in ${hex(palette.primary)} and ${
       hex(palette.secondary)
@@ -116,56 +173,68 @@ export function generateDeterministic(
     ],
     meta_info: { category: "visual", complexity, tags: [shape, "sdf", "animated"] },
   };
+}
 
-  const tone = toneFor(title, synthType, energy, tempo, features.pulsing, random, jitter);
-  const haptic = hapticFor(title, intensity, energy, tempo);
-  const control = controlsFor(title, radius, intensity);
-  const pulseRate = round(tempo / 60 / (features.pulsing ? 1 : 4), 3);
-  const modulations = [
-    {
-      id: "radius_pulse",
-      target: "shader.u_r",
-      type: "additive",
-      waveform: features.pulsing ? "sine" : "triangle",
-      frequency: pulseRate,
-      amplitude: round(radius * (features.pulsing ? 0.35 : 0.12), 3),
-      offset: radius,
-      phase: 0,
-      scale: 1,
-      scaleProfile: "linear",
-      min: 0.05,
-      max: 2,
-    },
-    {
-      id: "detune_drift",
-      target: "tone.detune",
-      type: "additive",
-      waveform: energy > 0.6 ? "sawtooth" : "sine",
-      frequency: round(0.05 + energy * 0.5, 3),
-      amplitude: round(5 + energy * 60, 1),
-      offset: 0,
-      phase: round(random.range(0, Math.PI), 3),
-      scale: 1,
-      scaleProfile: "linear",
-      min: -1200,
-      max: 1200,
-    },
-    {
-      id: "haptic_pulse",
-      target: "haptic.intensity",
-      type: "additive",
-      waveform: "sine",
-      frequency: pulseRate,
-      amplitude: round(Math.min(intensity, 1 - intensity, 0.25), 2),
-      offset: intensity,
-      phase: 0,
-      scale: 1,
-      scaleProfile: "linear",
-      min: 0,
-      max: 1,
-    },
+/** One additive modulation with the fields every one of ours shares. */
+function modulation(
+  id: string,
+  target: string,
+  fields: { waveform: string; frequency: number; amplitude: number; offset: number; phase: number },
+  min: number,
+  max: number,
+) {
+  return { id, target, type: "additive", ...fields, scale: 1, scaleProfile: "linear", min, max };
+}
+
+/** The radius breathes with the tempo, the detune drifts, the haptic pulses. */
+function modulationsFor({ radius, tempo, energy, intensity, random }: Choice, pulsing: boolean) {
+  const pulseRate = round(tempo / 60 / (pulsing ? 1 : 4), 3);
+  return [
+    modulation(
+      "radius_pulse",
+      "shader.u_r",
+      {
+        waveform: pulsing ? "sine" : "triangle",
+        frequency: pulseRate,
+        amplitude: round(radius * (pulsing ? 0.35 : 0.12), 3),
+        offset: radius,
+        phase: 0,
+      },
+      0.05,
+      2,
+    ),
+    modulation(
+      "detune_drift",
+      "tone.detune",
+      {
+        waveform: energy > 0.6 ? "sawtooth" : "sine",
+        frequency: round(0.05 + energy * 0.5, 3),
+        amplitude: round(5 + energy * 60, 1),
+        offset: 0,
+        phase: round(random.range(0, Math.PI), 3),
+      },
+      -1200,
+      1200,
+    ),
+    modulation(
+      "haptic_pulse",
+      "haptic.intensity",
+      {
+        waveform: "sine",
+        frequency: pulseRate,
+        amplitude: round(Math.min(intensity, 1 - intensity, 0.25), 2),
+        offset: intensity,
+        phase: 0,
+      },
+      0,
+      1,
+    ),
   ];
-  const ruleBundle = {
+}
+
+/** A click plays the root note, pulses the haptic and nudges the shape. */
+function rulesFor({ title, intensity, radius }: Choice, rootNote: string) {
+  return {
     name: `${title} Rules`,
     description: "A click nudges the shape, triggers a note and a short haptic pulse",
     meta_info: { category: "rule_bundle", complexity: "low", tags: ["click", "multimodal"] },
@@ -179,7 +248,7 @@ export function generateDeterministic(
             channel: "audioTrigger",
             op: "triggerAttackRelease",
             target: "tone.synth",
-            value: { note: tone.rootNote, duration: "8n" },
+            value: { note: rootNote, duration: "8n" },
           },
           {
             channel: "hapticPulse",
@@ -196,33 +265,6 @@ export function generateDeterministic(
         ],
       },
     ],
-  };
-  const description = `${promptExcerpt(prompt) || title}: a ${
-    SHADER_NAMES[shape]
-  } shader, a ${tone.section.synth.type} at ${tempo} BPM and a haptic pulse at intensity ${intensity}`;
-  return {
-    name: title,
-    description,
-    shader,
-    tone: tone.section,
-    haptic,
-    control,
-    modulations,
-    rule_bundle: ruleBundle,
-    meta_info: {
-      title,
-      description,
-      category: "multimodal",
-      complexity,
-      tags,
-      prompt: prompt.trim(),
-      palette: {
-        primary: hex(palette.primary),
-        secondary: hex(palette.secondary),
-        background: hex(palette.background),
-      },
-      tempo_bpm: tempo,
-    },
   };
 }
 

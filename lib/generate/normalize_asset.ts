@@ -9,7 +9,7 @@ import {
   type UniformDef,
 } from "./asset.ts";
 import { canonicalBaseline } from "./canonical_baseline.ts";
-import { promptExcerpt, promptWords, STOP_WORDS, titleFromWords } from "./_prompt_features.ts";
+import { extractFeatures, type PromptFeatures } from "./_prompt_features.ts";
 import { conform, numericString, s, type Shape, type ShapeIssue } from "./_shape.ts";
 
 /** Options of {@linkcode normalizeAsset}. */
@@ -18,6 +18,8 @@ export interface NormalizeOptions {
   baseline?: SynestheticAsset;
   /** The user's prompt: the title, description and tags fall back to it. */
   prompt?: string;
+  /** The prompt already read (wins over `prompt`): the pipeline reads a prompt once. */
+  features?: PromptFeatures;
   /** Receives the names of the sections the answer lacked and the baseline filled. */
   filled?: string[];
 }
@@ -337,15 +339,13 @@ export function normalizeAsset(raw: unknown, options: NormalizeOptions = {}): Sy
   const haptic = normalizeHaptic(sections.haptic as JsonObject, baseline, issues);
   const control = normalizeControls(sections.control as JsonObject, baseline, issues);
   const meta = sections.meta_info as JsonObject;
+  const features = options.features ?? extractFeatures(options.prompt ?? "");
   const title = (meta.title as string | undefined) ?? (answer.name as string | undefined) ??
-    titleFromWords(promptWords(options.prompt ?? "")) ?? baseline.name;
+    features.title ?? baseline.name;
   const description = (meta.description as string | undefined) ??
     (answer.description as string | undefined) ??
-    (options.prompt?.trim() ? promptExcerpt(options.prompt) : baseline.meta_info.description);
-  const promptTags = [
-    ...new Set(promptWords(options.prompt ?? "").filter((w) => !STOP_WORDS.has(w))),
-  ]
-    .slice(0, 8);
+    (features.excerpt || baseline.meta_info.description);
+  const promptTags = features.tagWords.slice(0, 8);
   const metaInfo = {
     ...meta,
     title,

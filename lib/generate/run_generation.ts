@@ -1,11 +1,4 @@
-import {
-  type Clock,
-  errorMessage,
-  responseHash,
-  type StagedFile,
-  stageFile,
-  SynError,
-} from "../core/mod.ts";
+import { type Clock, errorMessage, responseHash, type StagedFile, SynError } from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import { ASSET_SCHEMA, type Provenance, type SynestheticAsset } from "./asset.ts";
 import type { RequestEnvelope } from "./envelope.ts";
@@ -14,7 +7,8 @@ import type { GenerateConfig } from "./generate_config.ts";
 import { DETERMINISTIC_MODEL, generateDeterministic } from "./generate_deterministic.ts";
 import type { LabsLog } from "./labs_log.ts";
 import { normalizeAsset } from "./normalize_asset.ts";
-import { promptForLog } from "./_prompt_features.ts";
+import { extractFeatures, type PromptFeatures, promptForLog } from "./_prompt_features.ts";
+import { stageAssetFile } from "./asset_files.ts";
 import { preflightAsset, type PreflightIssue } from "./preflight_asset.ts";
 import { buildProvenance, withProvenance } from "./provenance.ts";
 
@@ -27,8 +21,11 @@ export interface GenerationDeps {
   newTraceId: () => string;
   /** Required for external engines. */
   external?: ExternalGenerator;
-  /** Writes a file atomically; defaults to core `writeFileAtomic`. */
-  writeFile?: (path: string, text: string) => Promise<void>;
+  /**
+   * Stages an asset file (written beside its place, renamed in on commit); defaults to
+   * `stageAssetFile`, which creates the folder. The pipeline itself touches no file.
+   */
+  stageAsset?: (path: string, text: string) => Promise<StagedFile>;
 }
 
 /**
@@ -84,10 +81,220 @@ function summarize(errors: readonly { path: string; msg: string }[]): string {
   return shown.join("; ") + more;
 }
 
+/** What the engine step produced: an asset, or the failure that stopped it. */
+interface Produced {
+  asset?: SynestheticAsset;
+  provenance?: Provenance;
+  envelope?: RequestEnvelope;
+  response?: { hash: string; size: number };
+  failure: Failure | null;
+  mode: GenerationOutcome["mode"];
+}
+
+/** Step 1, offline: the deterministic engine, normalized, with provenance. */
+function produceDeterministic(
+  features: PromptFeatures,
+  config: GenerateConfig,
+  deps: GenerationDeps,
+  traceId: string,
+): Produced {
+  const seed = config.seed ?? 0;
+  const raw = generateDeterministic(features.prompt, {
+    seed,
+    temperature: config.temperature,
+    features,
+  });
+  const provenance = buildProvenance({
+    engine: config.engine,
+    endpoint: null,
+    apiVersion: "1",
+    model: DETERMINISTIC_MODEL,
+    temperature: config.temperature,
+    seed,
+    traceId,
+    // Labs spec: provenance mode is mock|live; the offline engine is not live.
+    mode: "mock",
+    now: deps.clock.now(),
+    responseHash: responseHash(raw),
+  });
+  const asset = withProvenance(normalizeAsset(raw, { features }), provenance);
+  return { asset, provenance, failure: null, mode: "local" };
+}
+
+/** Step 1, external: the provider call (retries and normalization live in the generator). */
+async function produceExternal(
+  prompt: string,
+  config: GenerateConfig,
+  deps: GenerationDeps,
+  traceId: string,
+): Promise<Produced> {
+  const external = deps.external;
+  if (!external) throw new SynError("config_error", `No generator for engine: ${config.engine}`);
+  const totalMs = config.timeoutS === null ? undefined : config.timeoutS * 1000;
+  const timeouts = totalMs === undefined ? undefined : {
+    totalMs,
+    connectMs: Math.min(5000, totalMs),
+    readMs: Math.min(30000, totalMs),
+  };
+  try {
+    // --timeout-s is what the user waits in all: attempts and retry pauses included.
+    const options = { temperature: config.temperature, timeouts, deadlineMs: totalMs };
+    const generation = await external.generate(prompt, config.seed, options, traceId);
+    return { ...generation, failure: null, mode: external.mode };
+  } catch (error) {
+    if (!(error instanceof SynError)) throw error;
+    const data = error.data as Record<string, unknown>;
+    return {
+      failure: {
+        reason: String(data.reason ?? error.code),
+        detail: String(data.detail ?? error.message),
+      },
+      envelope: data.envelope as RequestEnvelope | undefined,
+      response: data.response as { hash: string; size: number } | undefined,
+      mode: external.mode,
+    };
+  }
+}
+
+/** What the checks said of an asset. */
+interface Checked {
+  asset?: SynestheticAsset;
+  preflight: PreflightIssue[];
+  verdict: ValidatorVerdict | null;
+  status: GenerationStatus;
+  failure: Failure | null;
+}
+
+/**
+ * Step 2: secrets masked, pre-flight, then the validator service — always called, even
+ * after a failed pre-flight (Labs spec validation step 2).
+ */
+async function checkAsset(produced: Produced, deps: GenerationDeps): Promise<Checked> {
+  if (!produced.asset) {
+    return { preflight: [], verdict: null, status: "failed", failure: produced.failure };
+  }
+  // Never persist a secret, not even one a provider echoes back in its answer.
+  const asset = deps.log.redact(produced.asset);
+  const preflight = preflightAsset(asset);
+  const verdict = await deps.validator.validateAsset(asset, ASSET_SCHEMA);
+  const checked = { asset, preflight, verdict };
+  if (!verdict.ok && verdict.reason !== undefined && verdict.reason !== "validation_failed") {
+    // No verdict at all (validator unreachable, timed out, refused the call): nothing is
+    // known about the asset, so the run failed whatever the strictness.
+    const failure = { reason: verdict.reason, detail: verdict.detail ?? verdict.reason };
+    return { ...checked, status: "failed", failure };
+  }
+  if (preflight.length) {
+    const failure = { reason: "validation_failed", detail: `pre-flight: ${summarize(preflight)}` };
+    return { ...checked, status: "invalid", failure };
+  }
+  if (!verdict.ok) {
+    const detail = verdict.detail ?? summarize(verdict.errors ?? []);
+    return { ...checked, status: "invalid", failure: { reason: "validation_failed", detail } };
+  }
+  return { ...checked, status: "ok", failure: null };
+}
+
+/**
+ * Step 3: a valid asset is staged; it is put in place only after its generator.jsonl
+ * record is written, so a run killed at any point never leaves an asset without its record.
+ */
+async function stageValidAsset(
+  checked: Checked,
+  config: GenerateConfig,
+  deps: GenerationDeps,
+  traceId: string,
+): Promise<{ path: string | null; staged?: StagedFile; failure?: Failure }> {
+  if (checked.status !== "ok" || !checked.asset) return { path: null };
+  const path = `${config.outDir}/${slugOf(checked.asset.name)}-${traceId.slice(0, 8)}.json`;
+  try {
+    const text = JSON.stringify(checked.asset, null, 2) + "\n";
+    const staged = await (deps.stageAsset ?? stageAssetFile)(path, text);
+    return { path, staged };
+  } catch (error) {
+    return {
+      path: null,
+      failure: { reason: "io_error", detail: `cannot write ${path}: ${errorMessage(error)}` },
+    };
+  }
+}
+
+/** The external.jsonl record of an external run (failures too). */
+function externalRecord(
+  run: { ts: string; traceId: string; logged: string; severity: string },
+  produced: Produced,
+  checked: Checked,
+  failure: Failure | null,
+  config: GenerateConfig,
+  deps: GenerationDeps,
+) {
+  const { envelope, response, provenance } = produced;
+  return {
+    ts: run.ts,
+    trace_id: run.traceId,
+    engine: config.engine,
+    mode: produced.mode,
+    transport: deps.validator.transport,
+    strict: config.strict,
+    prompt: run.logged,
+    request: {
+      model: envelope?.parameters.model ?? deps.external?.model ?? null,
+      temperature: envelope?.parameters.temperature ?? config.temperature,
+      seed: envelope?.seed ?? config.seed,
+      max_tokens: envelope?.parameters.max_tokens ?? null,
+    },
+    raw_response: response ? { hash: response.hash, size: response.size, redacted: true } : null,
+    normalized_asset: checked.asset ? assetForLog(checked.asset) : null,
+    mcp_result: checked.verdict,
+    provenance: provenance ?? null,
+    failure,
+    severity: run.severity,
+  };
+}
+
+/**
+ * Step 4: the generator.jsonl record, then the staged asset put in place. When that last
+ * rename fails, a second record for the same trace says what really happened.
+ */
+async function recordAndCommit(
+  outcome: GenerationOutcome,
+  record: Record<string, unknown>,
+  staged: StagedFile | undefined,
+  deps: GenerationDeps,
+): Promise<GenerationOutcome> {
+  try {
+    await deps.log.append("generator", record);
+  } catch (error) {
+    await staged?.discard();
+    throw error;
+  }
+  if (!staged) return outcome;
+  try {
+    await staged.commit();
+    return outcome;
+  } catch (error) {
+    const failed: GenerationOutcome = {
+      ...outcome,
+      ok: false,
+      status: "failed",
+      severity: "error",
+      asset_path: null,
+      failure: {
+        reason: "io_error",
+        detail: `cannot write ${outcome.asset_path}: ${errorMessage(error)}`,
+      },
+      exit_code: 1,
+    };
+    await deps.log.append("generator", { ...record, ...failed });
+    return failed;
+  }
+}
+
 /**
  * One pass of the Labs pipeline: engine → normalize → provenance → pre-flight → the
  * validator service (always, whatever the mode) → persist only a valid asset → log to
  * `generator.jsonl` (every run) and `external.jsonl` (every external run, failures too).
+ * The prompt is read once (its features feed the engine and normalization).
  */
 export async function runGeneration(
   prompt: string,
@@ -96,197 +303,57 @@ export async function runGeneration(
 ): Promise<GenerationOutcome> {
   const started = deps.clock.now();
   const traceId = deps.newTraceId();
-  const engine = config.engine;
-  let asset: SynestheticAsset | undefined;
-  let provenance: Provenance | undefined;
-  let envelope: RequestEnvelope | undefined;
-  let response: { hash: string; size: number } | undefined;
-  let failure: Failure | null = null;
-  let mode: GenerationOutcome["mode"] = "local";
-
-  if (engine === "deterministic") {
-    const seed = config.seed ?? 0;
-    const raw = generateDeterministic(prompt, { seed, temperature: config.temperature });
-    const hash = responseHash(raw);
-    provenance = buildProvenance({
-      engine,
-      endpoint: null,
-      apiVersion: "1",
-      model: DETERMINISTIC_MODEL,
-      temperature: config.temperature,
-      seed,
-      traceId,
-      // Labs spec: provenance mode is mock|live; the offline engine is not live.
-      mode: "mock",
-      now: deps.clock.now(),
-      responseHash: hash,
-    });
-    asset = withProvenance(normalizeAsset(raw, { prompt }), provenance);
-  } else {
-    const external = deps.external;
-    if (!external) throw new SynError("config_error", `No generator for engine: ${engine}`);
-    mode = external.mode;
-    try {
-      const timeouts = config.timeoutS === null ? undefined : {
-        totalMs: config.timeoutS * 1000,
-        connectMs: Math.min(5000, config.timeoutS * 1000),
-        readMs: Math.min(30000, config.timeoutS * 1000),
-      };
-      const generation = await external.generate(
-        prompt,
-        config.seed,
-        {
-          temperature: config.temperature,
-          timeouts,
-          // --timeout-s is what the user waits in all: attempts and retry pauses included.
-          deadlineMs: config.timeoutS === null ? undefined : config.timeoutS * 1000,
-        },
-        traceId,
-      );
-      asset = generation.asset;
-      provenance = generation.provenance;
-      envelope = generation.envelope;
-      response = generation.response;
-    } catch (error) {
-      if (!(error instanceof SynError)) throw error;
-      const data = error.data as Record<string, unknown>;
-      failure = {
-        reason: String(data.reason ?? error.code),
-        detail: String(data.detail ?? error.message),
-      };
-      envelope = data.envelope as RequestEnvelope | undefined;
-      response = data.response as { hash: string; size: number } | undefined;
-    }
+  const features = extractFeatures(prompt);
+  const produced = config.engine === "deterministic"
+    ? produceDeterministic(features, config, deps, traceId)
+    : await produceExternal(prompt, config, deps, traceId);
+  const checked = await checkAsset(produced, deps);
+  const written = await stageValidAsset(checked, config, deps, traceId);
+  const status: GenerationStatus = written.failure ? "failed" : checked.status;
+  const failure = written.failure ?? checked.failure;
+  const relaxedInvalid = status === "invalid" && !config.strict;
+  const severity = status === "ok" ? "info" : relaxedInvalid ? "warning" : "error";
+  // Logged and summarized capped: the full prompt lives once, in the asset's meta_info.
+  const run = {
+    ts: new Date(deps.clock.now()).toISOString(),
+    traceId,
+    logged: features.logged,
+    severity,
+  };
+  if (config.engine !== "deterministic") {
+    await deps.log.append(
+      "external",
+      externalRecord(run, produced, checked, failure, config, deps),
+    );
   }
-
-  let preflight: PreflightIssue[] = [];
-  let verdict: ValidatorVerdict | null = null;
-  let status: GenerationStatus = asset ? "ok" : "failed";
-  if (asset) {
-    // Never persist a secret, not even one a provider echoes back in its answer.
-    asset = deps.log.redact(asset);
-    preflight = preflightAsset(asset);
-    // Labs spec validation step 2: the service is always called, even after a failed pre-flight.
-    verdict = await deps.validator.validateAsset(asset, ASSET_SCHEMA);
-    if (!verdict.ok && verdict.reason !== undefined && verdict.reason !== "validation_failed") {
-      // No verdict at all (validator unreachable, timed out, refused the call): nothing is
-      // known about the asset, so the run failed whatever the strictness.
-      status = "failed";
-      failure = { reason: verdict.reason, detail: verdict.detail ?? verdict.reason };
-    } else if (preflight.length) {
-      status = "invalid";
-      failure = { reason: "validation_failed", detail: `pre-flight: ${summarize(preflight)}` };
-    } else if (!verdict.ok) {
-      status = "invalid";
-      failure = {
-        reason: "validation_failed",
-        detail: verdict.detail ?? summarize(verdict.errors ?? []),
-      };
-    }
-  }
-  let assetPath: string | null = null;
-  // The asset is staged now and put in place only after its generator.jsonl record is
-  // written: a run killed at any point never leaves an asset without its record.
-  let staged: StagedFile | undefined;
-  if (status === "ok" && asset) {
-    const path = `${config.outDir}/${slugOf(asset.name)}-${traceId.slice(0, 8)}.json`;
-    try {
-      await Deno.mkdir(config.outDir, { recursive: true });
-      const text = JSON.stringify(asset, null, 2) + "\n";
-      if (deps.writeFile) await deps.writeFile(path, text);
-      else staged = await stageFile(path, text);
-      assetPath = path;
-    } catch (error) {
-      status = "failed";
-      failure = { reason: "io_error", detail: `cannot write ${path}: ${errorMessage(error)}` };
-    }
-  }
-  const severity = status === "ok"
-    ? "info"
-    : status === "invalid" && !config.strict
-    ? "warning"
-    : "error";
-  const exitCode = status === "ok" ? 0 : status === "invalid" && !config.strict ? 0 : 1;
-  const ts = new Date(deps.clock.now()).toISOString();
-  const transport = deps.validator.transport;
-
-  if (engine !== "deterministic") {
-    await deps.log.append("external", {
-      ts,
-      trace_id: traceId,
-      engine,
-      mode,
-      transport,
-      strict: config.strict,
-      prompt: promptForLog(prompt),
-      request: {
-        model: envelope?.parameters.model ?? deps.external?.model ?? null,
-        temperature: envelope?.parameters.temperature ?? config.temperature,
-        seed: envelope?.seed ?? config.seed,
-        max_tokens: envelope?.parameters.max_tokens ?? null,
-      },
-      raw_response: response ? { hash: response.hash, size: response.size, redacted: true } : null,
-      normalized_asset: asset ? assetForLog(asset) : null,
-      mcp_result: verdict,
-      provenance: provenance ?? null,
-      failure,
-      severity,
-    });
-  }
+  const { provenance, response } = produced;
   const outcome: GenerationOutcome = {
     ok: status === "ok",
     status,
     trace_id: traceId,
-    engine,
-    mode,
+    engine: config.engine,
+    mode: produced.mode,
     strict: config.strict,
     severity,
-    // Logged and summarized capped: the full prompt lives once, in the asset's meta_info.
-    prompt: promptForLog(prompt),
-    name: asset?.name ?? null,
-    asset_path: assetPath,
+    prompt: features.logged,
+    name: checked.asset?.name ?? null,
+    asset_path: written.path,
     response_hash: provenance?.response_hash ?? response?.hash ?? null,
-    preflight,
-    mcp_result: verdict,
+    preflight: checked.preflight,
+    mcp_result: checked.verdict,
     failure,
     duration_ms: Math.max(0, deps.clock.now() - started),
-    exit_code: exitCode,
+    exit_code: status === "ok" || relaxedInvalid ? 0 : 1,
   };
   const record = {
-    ts,
+    ts: run.ts,
     ...outcome,
-    transport,
+    transport: deps.validator.transport,
     seed: provenance?.parameters.seed ?? config.seed,
     ...(provenance?.filled_sections ? { filled_sections: provenance.filled_sections } : {}),
   };
-  try {
-    await deps.log.append("generator", record);
-  } catch (error) {
-    await staged?.discard();
-    throw error;
-  }
-  if (staged) {
-    try {
-      await staged.commit();
-    } catch (error) {
-      // The record said ok; a second record for the same trace says what really happened.
-      const failed: GenerationOutcome = {
-        ...outcome,
-        ok: false,
-        status: "failed",
-        severity: "error",
-        asset_path: null,
-        failure: {
-          reason: "io_error",
-          detail: `cannot write ${assetPath}: ${errorMessage(error)}`,
-        },
-        exit_code: 1,
-      };
-      await deps.log.append("generator", { ...record, ...failed });
-      return { ...failed, asset };
-    }
-  }
-  return { ...outcome, asset };
+  const final = await recordAndCommit(outcome, record, written.staged, deps);
+  return { ...final, asset: checked.asset };
 }
 
 /** Options of {@linkcode runBatch}. */

@@ -231,7 +231,7 @@ Deno.test("runGeneration() turns an asset that cannot be written into a logged i
   const outcome = await runGeneration("a pulsing blue circle", world.config, {
     ...world,
     validator: fakeValidator(),
-    writeFile: () => Promise.reject(new Error("No space left on device (os error 28)")),
+    stageAsset: () => Promise.reject(new Error("No space left on device (os error 28)")),
   });
   assert.equal(outcome.status, "failed");
   assert.equal(outcome.exit_code, 1);
@@ -240,6 +240,45 @@ Deno.test("runGeneration() turns an asset that cannot be written into a logged i
   assert.match(outcome.failure!.detail, /cannot write .*pulsing-blue-circle-.*: No space left/);
   const [record] = await checkRecords(world.log, "generator");
   assert.deepEqual(record.failure, outcome.failure);
+});
+
+Deno.test("runGeneration() touches no file itself: the asset goes through the stager it is given", async () => {
+  using world = setup({});
+  // A folder that cannot exist (its parent is a file): any mkdir in the pipeline would fail.
+  const blocker = await Deno.makeTempFile();
+  const config = { ...world.config, outDir: `${blocker}/assets` };
+  const staged: { path: string; text: string; committed: boolean }[] = [];
+  const outcome = await runGeneration("a pulsing blue circle", config, {
+    ...world,
+    validator: fakeValidator(),
+    stageAsset: (path, text) => {
+      const entry = { path, text, committed: false };
+      staged.push(entry);
+      return Promise.resolve({
+        commit: () => Promise.resolve(void (entry.committed = true)),
+        discard: () => Promise.resolve(),
+      });
+    },
+  });
+  assert.equal(outcome.status, "ok", JSON.stringify(outcome.failure));
+  assert.equal(staged.length, 1);
+  assert.equal(staged[0].path, outcome.asset_path);
+  assert.equal(staged[0].committed, true, "committed after the generator record");
+  assert.deepEqual(JSON.parse(staged[0].text), outcome.asset);
+  await Deno.remove(blocker);
+});
+
+Deno.test("the prompt is read once: features handed down win over the prompt text", async () => {
+  const { extractFeatures } = await import("./_prompt_features.ts");
+  const { generateDeterministic } = await import("./generate_deterministic.ts");
+  const { normalizeAsset } = await import("./normalize_asset.ts");
+  const features = { ...extractFeatures("a pulsing blue circle"), title: "Given Title" };
+  const raw = generateDeterministic("ignored words", { seed: 1, features });
+  assert.equal(raw.name, "Given Title");
+  const { name: _name, meta_info: _meta, ...unnamed } = raw;
+  const normalized = normalizeAsset(unnamed, { features });
+  assert.equal(normalized.meta_info.title, "Given Title");
+  assert.deepEqual(normalized.meta_info.tags, features.tagWords.slice(0, 8));
 });
 
 Deno.test("runGeneration() never persists a secret a provider echoes back", async () => {

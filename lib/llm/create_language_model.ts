@@ -18,7 +18,7 @@ import type { Wire } from "./_wire.ts";
 import { defaultMockAnswer, mockLanguageModel } from "./mock_language_model.ts";
 import { type AttemptError, ProviderError } from "./provider_error.ts";
 import { definedOnly } from "./resolve_model_config.ts";
-import { SseParser } from "./sse.ts";
+import { type SseEvent, SseParser } from "./sse.ts";
 import type {
   GenerateRequest,
   GenerateResult,
@@ -289,116 +289,154 @@ class HttpLanguageModel implements LanguageModel {
     for (let attempt = 1;; attempt++) {
       this.#debug(`llm ${this.provider} POST ${prepared.url} (stream) attempt ${attempt}`);
       const http = new HttpAttempt(prepared.timeouts, request.signal, this.#redact);
-      let delivered = 0;
+      const progress = { delivered: 0 };
       let delay: number;
       try {
-        const response = await http.send(this.#fetch, prepared.url, prepared.init);
-        if (!response.ok) throw await this.#failedStatus(http, response);
-        const type = response.headers.get("content-type") ?? "";
-        if (/json/i.test(type)) {
-          // A server that ignored `stream: true`: not something a retry would change.
-          const body = await http.text(response, ERROR_BODY_LIMIT, { truncate: true });
-          throw new ProviderError(
-            "bad_response",
-            `Expected an event stream, got ${type}: ${body.replace(/\s+/g, " ").slice(0, 200)}`,
-            { status: response.status },
-          );
-        }
-        const state = this.#wire.newStreamState();
-        const parser = new SseParser();
-        const decoder = new TextDecoder();
-        const rawParts: string[] = [];
-        let text = "";
-        let textBytes = 0;
-        const eventTooLarge = () =>
-          new ProviderError(
-            "bad_response",
-            `Stream event is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
-            { status: response.status },
-          );
-        /** Events in order; `cut` marks one the stream ended inside (no blank line after it). */
-        const events = async function* (source: AsyncIterable<Uint8Array>) {
-          for await (const chunk of source) {
-            const complete = parser.push(decoder.decode(chunk, { stream: true }));
-            for (const event of complete) yield { event, cut: false };
-            if (parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge();
-          }
-          for (const event of parser.push(decoder.decode())) yield { event, cut: false };
-          for (const event of parser.end()) yield { event, cut: true };
-        };
-        // One event at a time: deltas before an error event in the same chunk still arrive.
-        for await (const { event, cut } of events(http.chunks(response, STREAM_BODY_LIMIT))) {
-          if (event.data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge();
-          rawParts.push(event.data);
-          let step;
-          try {
-            step = this.#wire.onEvent(state, event, request);
-          } catch (error) {
-            if (cut && error instanceof ProviderError && error.reason === "bad_response") {
-              throw new ProviderError("network_error", "Stream ended in the middle of an event", {
-                status: response.status,
-              });
-            }
-            throw error;
-          }
-          for (const delta of step.deltas) {
-            textBytes += encoder.encode(delta).byteLength;
-            if (textBytes > RESPONSE_BODY_LIMIT) {
-              throw new ProviderError(
-                "bad_response",
-                `Streamed answer is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
-                { status: response.status },
-              );
-            }
-            text += delta;
-            delivered++;
-            yield { type: "text-delta", text: delta };
-          }
-          if (step.done) break;
-        }
-        if (!state.complete) {
-          throw new ProviderError(
-            "network_error",
-            "Stream ended before the provider's end marker",
-            { status: response.status },
-          );
-        }
-        let json: unknown;
-        if (request.jsonSchema) {
-          const parsed = checkJsonAnswer(request, text);
-          json = this.#wire.unwrapStreamJson
-            ? this.#wire.unwrapStreamJson(request, parsed)
-            : parsed;
-        }
-        const raw = rawParts.join("\n");
-        yield {
-          type: "finish",
-          result: this.#result(
-            request,
-            { text, json, raw, usage: state.usage, finishReason: state.finishReason },
-            attempt,
-          ),
-        };
+        yield* this.#streamAttempt(http, prepared, request, attempt, progress);
         return;
       } catch (thrown) {
-        let error = thrown;
-        if (delivered > 0 && thrown instanceof ProviderError) {
-          // Chat spec B2: the partial text stays delivered, then the typed error.
-          error = new ProviderError(
-            thrown.reason,
-            `${thrown.detail} (after ${delivered} text deltas)`,
-            {
-              status: thrown.status,
-              isRetryable: thrown.isRetryable,
-              retryAfterMs: thrown.retryAfterMs,
-            },
-          );
-        }
-        delay = this.#afterFailure(error, attempt, attemptErrors, delivered === 0, request.traceId);
+        const error = afterDeltas(thrown, progress.delivered);
+        const retry = progress.delivered === 0;
+        delay = this.#afterFailure(error, attempt, attemptErrors, retry, request.traceId);
       } finally {
         http.dispose();
       }
       await this.#clock.sleep(delay, request.signal);
     }
   }
+
+  /** Sends a streaming request; resolves to a response that really is an event stream. */
+  async #openStream(http: HttpAttempt, prepared: Prepared): Promise<Response> {
+    const response = await http.send(this.#fetch, prepared.url, prepared.init);
+    if (!response.ok) throw await this.#failedStatus(http, response);
+    const type = response.headers.get("content-type") ?? "";
+    if (/json/i.test(type)) {
+      // A server that ignored `stream: true`: not something a retry would change.
+      const body = await http.text(response, ERROR_BODY_LIMIT, { truncate: true });
+      throw new ProviderError(
+        "bad_response",
+        `Expected an event stream, got ${type}: ${body.replace(/\s+/g, " ").slice(0, 200)}`,
+        { status: response.status },
+      );
+    }
+    return response;
+  }
+
+  /** One attempt: text deltas as they arrive, then the finished result (or a throw). */
+  async *#streamAttempt(
+    http: HttpAttempt,
+    prepared: Prepared,
+    request: GenerateRequest,
+    attempt: number,
+    progress: { delivered: number },
+  ): AsyncGenerator<StreamEvent> {
+    const response = await this.#openStream(http, prepared);
+    const status = response.status;
+    const state = this.#wire.newStreamState();
+    const answer = { text: "", bytes: 0, raw: [] as string[] };
+    // One event at a time: deltas before an error event in the same chunk still arrive.
+    for await (
+      const { event, cut } of sseEvents(http.chunks(response, STREAM_BODY_LIMIT), status)
+    ) {
+      answer.raw.push(event.data);
+      const step = this.#streamStep(state, event, cut, request, status);
+      for (const delta of step.deltas) {
+        answer.bytes += encoder.encode(delta).byteLength;
+        if (answer.bytes > RESPONSE_BODY_LIMIT) {
+          throw new ProviderError(
+            "bad_response",
+            `Streamed answer is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
+            { status },
+          );
+        }
+        answer.text += delta;
+        progress.delivered++;
+        yield { type: "text-delta", text: delta };
+      }
+      if (step.done) break;
+    }
+    if (!state.complete) {
+      throw new ProviderError("network_error", "Stream ended before the provider's end marker", {
+        status,
+      });
+    }
+    let json: unknown;
+    if (request.jsonSchema) {
+      const parsed = checkJsonAnswer(request, answer.text);
+      json = this.#wire.unwrapStreamJson ? this.#wire.unwrapStreamJson(request, parsed) : parsed;
+    }
+    const { usage, finishReason } = state;
+    const raw = answer.raw.join("\n");
+    const result = this.#result(
+      request,
+      { text: answer.text, json, raw, usage, finishReason },
+      attempt,
+    );
+    yield { type: "finish", result };
+  }
+
+  /** The wire's reading of one event; a broken event the stream ended inside is a cut. */
+  #streamStep(
+    state: ReturnType<Wire["newStreamState"]>,
+    event: SseEvent,
+    cut: boolean,
+    request: GenerateRequest,
+    status: number,
+  ) {
+    try {
+      return this.#wire.onEvent(state, event, request);
+    } catch (error) {
+      if (cut && error instanceof ProviderError && error.reason === "bad_response") {
+        throw new ProviderError("network_error", "Stream ended in the middle of an event", {
+          status,
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+/**
+ * The server-sent events of a body, in order; `cut` marks one the stream ended inside (no
+ * blank line after it). An event growing past the response cap is refused while it grows.
+ */
+async function* sseEvents(
+  source: AsyncIterable<Uint8Array>,
+  status: number,
+): AsyncGenerator<{ event: SseEvent; cut: boolean }> {
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  const tooLarge = () =>
+    new ProviderError(
+      "bad_response",
+      `Stream event is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
+      {
+        status,
+      },
+    );
+  for await (const chunk of source) {
+    for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
+      if (event.data.length > RESPONSE_BODY_LIMIT) throw tooLarge();
+      yield { event, cut: false };
+    }
+    if (parser.pending > RESPONSE_BODY_LIMIT) throw tooLarge();
+  }
+  for (const event of parser.push(decoder.decode())) {
+    if (event.data.length > RESPONSE_BODY_LIMIT) throw tooLarge();
+    yield { event, cut: false };
+  }
+  for (const event of parser.end()) {
+    if (event.data.length > RESPONSE_BODY_LIMIT) throw tooLarge();
+    yield { event, cut: true };
+  }
+}
+
+/** Chat spec B2: after some text was delivered, the typed error says how much. */
+function afterDeltas(thrown: unknown, delivered: number): unknown {
+  if (delivered === 0 || !(thrown instanceof ProviderError)) return thrown;
+  return new ProviderError(thrown.reason, `${thrown.detail} (after ${delivered} text deltas)`, {
+    status: thrown.status,
+    isRetryable: thrown.isRetryable,
+    retryAfterMs: thrown.retryAfterMs,
+  });
 }

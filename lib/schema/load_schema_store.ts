@@ -267,23 +267,24 @@ export function loadSchemaStore(options: LoadSchemaStoreOptions = {}): Promise<S
   return buildStore(options);
 }
 
-async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore> {
-  const schemasDir = options.schemasDir ?? EMBEDDED_SCHEMAS;
-  const examplesDir = options.examplesDir ?? EMBEDDED_EXAMPLES;
-  const schemasShown = options.schemasDir ?? "schemas";
-  const examplesShown = options.examplesDir ?? "schemas/examples";
-
-  const files = await readSchemaFiles(schemasDir);
-  const index = new SchemaIndex();
+/**
+ * Parses and indexes the schema files, sorted by (name, version, path) in code-point
+ * order. MCP spec §8: a schema without `$id` gets its base URI from its file path.
+ */
+function indexSchemas(
+  files: readonly SchemaFileText[],
+  schemasDir: string,
+  shown: string,
+  index: SchemaIndex,
+): LoadedSchema[] {
   const schemas: LoadedSchema[] = [];
   for (const file of files) {
     const name = schemaNameFromFile(file.name)!;
-    const path = displayPath(schemasShown, file.name);
+    const path = displayPath(shown, file.name);
     const schema = parseJson(file.text, path);
     if (!isRecord(schema)) {
       throw new SynError("schema_invalid", `Schema is not a JSON object: ${path}`, { path });
     }
-    // MCP spec §8: without `$id`, the base URI comes from the file path.
     const fileUri = pathToFileURL(joinPath(schemasDir, file.name)).href;
     let uri: string;
     try {
@@ -296,9 +297,46 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
     }
     schemas.push({ name, version: versionOf(schema), path, schema, uri });
   }
-  schemas.sort((a, b) =>
+  return schemas.sort((a, b) =>
     compare(a.name, b.name) || compare(a.version, b.version) || compare(a.path, b.path)
   );
+}
+
+/** The example files, each with the schema it is an example of, sorted by (component, path). */
+async function loadExamples(
+  examplesDir: string,
+  shown: string,
+  schemaOf: (document: unknown, stem: string) => string,
+): Promise<LoadedExample[]> {
+  const examples: LoadedExample[] = [];
+  for (const file of await readExampleFiles(examplesDir)) {
+    let document: unknown;
+    try {
+      document = JSON.parse(file.text);
+    } catch {
+      continue; // An example that is not JSON is not an example: it is left out of listings.
+    }
+    const stem = file.name.slice(file.name.lastIndexOf("/") + 1).replace(/\.json$/, "");
+    examples.push({
+      component: stem,
+      path: displayPath(shown, file.name),
+      relative: file.name,
+      text: file.text,
+      schema: schemaOf(document, stem),
+    });
+  }
+  return examples.sort((a, b) => compare(a.component, b.component) || compare(a.path, b.path));
+}
+
+async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore> {
+  const schemasDir = options.schemasDir ?? EMBEDDED_SCHEMAS;
+  const examplesDir = options.examplesDir ?? EMBEDDED_EXAMPLES;
+  const schemasShown = options.schemasDir ?? "schemas";
+  const examplesShown = options.examplesDir ?? "schemas/examples";
+
+  const files = await readSchemaFiles(schemasDir);
+  const index = new SchemaIndex();
+  const schemas = indexSchemas(files, schemasDir, schemasShown, index);
   const byName = new Map<string, LoadedSchema>();
   for (const entry of schemas) if (!byName.has(entry.name)) byName.set(entry.name, entry);
 
@@ -316,25 +354,12 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
     })();
   if (!options.deferCompile) await ready();
 
-  const examples: LoadedExample[] = [];
-  for (const file of await readExampleFiles(examplesDir)) {
-    let document: unknown;
-    try {
-      document = JSON.parse(file.text);
-    } catch {
-      continue; // An example that is not JSON is not an example: it is left out of listings.
-    }
-    const stem = file.name.slice(file.name.lastIndexOf("/") + 1).replace(/\.json$/, "");
-    examples.push({
-      component: stem,
-      path: displayPath(examplesShown, file.name),
-      relative: file.name,
-      text: file.text,
-      schema: schemaFromMarker(document) ?? schemaNameFromStem(stem, byName.keys()) ??
-        "synesthetic-asset",
-    });
-  }
-  examples.sort((a, b) => compare(a.component, b.component) || compare(a.path, b.path));
+  const examples = await loadExamples(
+    examplesDir,
+    examplesShown,
+    (document, stem) =>
+      schemaFromMarker(document) ?? schemaNameFromStem(stem, byName.keys()) ?? "synesthetic-asset",
+  );
 
   function canonicalName(name: string): string {
     return Object.hasOwn(SCHEMA_ALIASES, name) ? SCHEMA_ALIASES[name] : name;
