@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BINARY_PERMISSIONS } from "../scripts/compile_options.ts";
 import { findChromium } from "../lib/preview/mod.ts";
-import { childEnv, killAfter } from "./fakes/child_env.ts";
+import { runCommand } from "./fakes/cli_io.ts";
 
 const root = new URL("../", import.meta.url);
 const version = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).version;
@@ -37,35 +37,8 @@ if (!BINARY) {
   );
 }
 
-async function run(
-  command: readonly string[],
-  args: string[],
-  cwd: string,
-  stdin?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = new Deno.Command(command[0], {
-    args: [...command.slice(1), ...args],
-    cwd,
-    clearEnv: true,
-    env: childEnv(),
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const cancel = killAfter(child, 60_000);
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  const result = await child.output();
-  cancel();
-  const decoder = new TextDecoder();
-  return {
-    code: result.code,
-    stdout: decoder.decode(result.stdout),
-    stderr: decoder.decode(result.stderr),
-  };
+function run(command: readonly string[], args: string[], cwd: string, stdin?: string) {
+  return runCommand(command, args, { cwd, stdin });
 }
 
 async function smoke(command: readonly string[]) {

@@ -4,16 +4,10 @@
  * Skipped, with a message, where no Chromium is installed.
  */
 import assert from "node:assert/strict";
+import { findChromium, launchChromium } from "../lib/preview/mod.ts";
 import { gatewayFixture } from "./fakes/chat_gateway.ts";
 
-const CHROMIUM = ["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser"]
-  .find((path) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  });
+const CHROMIUM = findChromium((name) => Deno.env.get(name));
 if (!CHROMIUM) {
   console.warn(
     "skipping the chat page browser tests: no Chromium installed (apt-get install chromium)",
@@ -26,44 +20,20 @@ async function withPage(
   fn: (page: import("playwright-core").Page, url: string, errors: string[]) => Promise<void>,
   frameDelayMs = 0,
 ) {
-  const { chromium } = await import("playwright-core");
   await using fixture = await gatewayFixture({
     answer: (prompt) => (prompt.includes("long") ? LONG : `Hello! You wrote: ${prompt}`),
     frameDelayMs,
     chunkSize: 3,
   });
-  const profile = await Deno.makeTempDir();
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    ignoreDefaultArgs: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-features=NetworkTimeServiceQuerying",
-      "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-      `--user-data-dir=${profile}`,
-      "--remote-debugging-pipe",
-      "--no-startup-window",
-    ],
-  });
-  try {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-    page.on("pageerror", (error) => errors.push(String(error)));
-    const url = fixture.url.replace("ws:", "http:") + "/?session=page1";
-    await page.goto(url);
-    await page.waitForSelector("#status:text('connected')", { timeout: 10_000 });
-    await fn(page, url, errors);
-  } finally {
-    await browser.close();
-    await Deno.remove(profile, { recursive: true }).catch(() => {});
-  }
+  await using chromium = await launchChromium(CHROMIUM!);
+  const page = await chromium.browser.newPage();
+  const errors: string[] = [];
+  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+  page.on("pageerror", (error) => errors.push(String(error)));
+  const url = fixture.url.replace("ws:", "http:") + "/?session=page1";
+  await page.goto(url);
+  await page.waitForSelector("#status:text('connected')", { timeout: 10_000 });
+  await fn(page, url, errors);
 }
 
 const TEST = { sanitizeResources: false, sanitizeOps: false, ignore: !CHROMIUM };

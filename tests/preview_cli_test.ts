@@ -13,8 +13,7 @@ import {
   previewDocument,
 } from "../lib/preview/mod.ts";
 import { loadSchemaStore } from "../lib/schema/mod.ts";
-import { childEnv, killAfter } from "./fakes/child_env.ts";
-import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
+import { runSyn, startSyn } from "./fakes/cli_io.ts";
 
 const BASELINE = new URL("../schemas/examples/canonical-baseline.json", import.meta.url).pathname;
 const CHROMIUM = findChromium((name) => Deno.env.get(name));
@@ -73,44 +72,14 @@ Deno.test("a lone shader or tone document previews as its part of an asset; an i
   assert.equal(forced.schema, "tone");
 });
 
-/** Starts `syn …args`, returns its first stdout line and a way to stop it. */
-async function startServing(args: string[]) {
-  const child = new Deno.Command(SELF_COMMAND[0], {
-    args: [...SELF_COMMAND.slice(1), ...args],
-    clearEnv: true,
-    env: childEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const cancel = killAfter(child, 60_000);
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const stderr = new Response(child.stderr).text();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  return {
-    url: text.split("\n")[0],
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      cancel();
-      await reader.cancel();
-      return { code: status.code, stderr: await stderr };
-    },
-  };
-}
-
 Deno.test("syn preview serves on 127.0.0.1, prints the URL, and stops cleanly on SIGTERM", async () => {
-  const serving = await startServing(["preview", BASELINE]);
-  assert.match(serving.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-  const page = await fetch(serving.url);
+  const serving = await startSyn(["preview", BASELINE], "stdout", /^(.*)\n/);
+  const url = serving.match[1];
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  const page = await fetch(url);
   assert.equal(page.status, 200);
   await page.body?.cancel();
-  const asset = await (await fetch(new URL("/asset.json", serving.url))).json();
+  const asset = await (await fetch(new URL("/asset.json", url))).json();
   assert.equal(asset.ok, true);
   const { code, stderr } = await serving.stop();
   assert.equal(code, 0, stderr);
@@ -207,9 +176,8 @@ Deno.test({
 
 Deno.test("syn generate --preview serves the new asset; the summary on stdout stays JSON", async () => {
   const dir = await Deno.makeTempDir();
-  const child = new Deno.Command(SELF_COMMAND[0], {
-    args: [
-      ...SELF_COMMAND.slice(1),
+  const serving = await startSyn(
+    [
       "generate",
       "a pulsing blue circle",
       "--out",
@@ -218,32 +186,15 @@ Deno.test("syn generate --preview serves the new asset; the summary on stdout st
       join(dir, "logs"),
       "--preview",
     ],
-    clearEnv: true,
-    env: childEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const cancel = killAfter(child, 60_000);
-  const stdout = new Response(child.stdout).text();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let err = "";
-  while (!/preview at (\S+)\n/.test(err)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    err += value;
-  }
-  const url = /preview at (\S+)\n/.exec(err)?.[1];
-  assert.ok(url, err);
-  const asset = await (await fetch(new URL("/asset.json", url))).json();
+    "stderr",
+    /preview at (\S+)\n/,
+  );
+  const asset = await (await fetch(new URL("/asset.json", serving.match[1]))).json();
   assert.equal(asset.ok, true);
   assert.match(asset.name, /\.json$/);
-  child.kill("SIGTERM");
-  const status = await child.status;
-  cancel();
-  await reader.cancel();
-  assert.equal(status.code, 0);
-  const summary = JSON.parse(await stdout);
+  const { code, stderr } = await serving.stop();
+  assert.equal(code, 0, stderr);
+  const summary = JSON.parse(await serving.stdout);
   assert.equal(summary.ok, true);
   assert.equal(asset.name, summary.asset_path);
   await Deno.remove(dir, { recursive: true });

@@ -47,21 +47,21 @@ export function fakeIo(
   };
 }
 
-/** Runs `deno run -A main.ts …args` as a subprocess and collects its output. */
-export async function runSyn(
+/** Runs `command …args` as a subprocess with a cleared environment and collects its output. */
+export async function runCommand(
+  command: readonly string[],
   args: string[],
   options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const command = new Deno.Command(SELF_COMMAND[0], {
-    args: [...SELF_COMMAND.slice(1), ...args],
+  const child = new Deno.Command(command[0], {
+    args: [...command.slice(1), ...args],
     clearEnv: true,
     env: childEnv(options.env),
     cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  });
-  const child = command.spawn();
+  }).spawn();
   const cancel = killAfter(child);
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
@@ -75,5 +75,61 @@ export async function runSyn(
     code: result.code,
     stdout: decoder.decode(result.stdout),
     stderr: decoder.decode(result.stderr),
+  };
+}
+
+/** Runs `deno run -A main.ts …args` as a subprocess and collects its output. */
+export function runSyn(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCommand(SELF_COMMAND, args, options);
+}
+
+/**
+ * Starts `syn …args` and reads `stream` until `pattern` matches, for commands that serve
+ * until stopped. `stop()` sends SIGTERM and resolves to the exit code and all of stderr
+ * read so far.
+ */
+export async function startSyn(
+  args: string[],
+  stream: "stdout" | "stderr",
+  pattern: RegExp,
+): Promise<
+  {
+    match: RegExpExecArray;
+    stdout: Promise<string>;
+    stop(): Promise<{ code: number; stderr: string }>;
+  }
+> {
+  const child = new Deno.Command(SELF_COMMAND[0], {
+    args: [...SELF_COMMAND.slice(1), ...args],
+    clearEnv: true,
+    env: childEnv(),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const cancel = killAfter(child, 60_000);
+  const watched = (stream === "stdout" ? child.stdout : child.stderr)
+    .pipeThrough(new TextDecoderStream()).getReader();
+  const other = new Response(stream === "stdout" ? child.stderr : child.stdout).text();
+  let text = "";
+  let match: RegExpExecArray | null = null;
+  while (!(match = pattern.exec(text))) {
+    const { value, done } = await watched.read();
+    if (done) throw new Error(`syn ${args.join(" ")} ended before ${pattern}: ${text}`);
+    text += value;
+  }
+  return {
+    match,
+    stdout: stream === "stdout" ? Promise.resolve(text) : other,
+    async stop() {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      cancel();
+      await watched.cancel();
+      return { code: status.code, stderr: stream === "stderr" ? text : await other };
+    },
   };
 }
