@@ -1,3 +1,4 @@
+import { publicEndpoint } from "../core/mod.ts";
 import type { JsonObject, Provenance, SynestheticAsset } from "./asset.ts";
 
 /** What {@linkcode buildProvenance} needs; every field is recorded as given. */
@@ -37,18 +38,9 @@ export function buildProvenance(input: ProvenanceInput): Provenance {
   };
 }
 
-/** An endpoint without user info, query or fragment (where keys could hide). */
+/** An endpoint without user info, query or fragment (where keys could hide), no trailing `/`. */
 export function safeEndpoint(endpoint: string): string {
-  try {
-    const url = new URL(endpoint);
-    url.username = "";
-    url.password = "";
-    url.search = "";
-    url.hash = "";
-    return url.toString().replace(/\/$/, "");
-  } catch {
-    return endpoint.replace(/[?#].*$/, "");
-  }
+  return publicEndpoint(endpoint).replace(/\/$/, "");
 }
 
 /** A copy of the asset with `meta_info.provenance` set (Labs spec: mandatory). */

@@ -2,7 +2,7 @@
 import { ProviderError } from "./provider_error.ts";
 import type { SseEvent } from "./sse.ts";
 import type { ChatMessage, FailureReason, GenerateRequest, ModelConfig, Usage } from "./types.ts";
-import { isRecord } from "../core/mod.ts";
+import { endpointPathOf, isRecord, joinEndpoint } from "../core/mod.ts";
 
 export interface WireRequest {
   url: string;
@@ -43,26 +43,11 @@ export interface Wire {
   unwrapStreamJson?(request: GenerateRequest, json: unknown): unknown;
 }
 
-/**
- * `path` (which may carry its own query, like `:streamGenerateContent?alt=sse`) appended
- * to the endpoint's path, before the endpoint's own query.
- */
-export function endpointUrl(endpoint: string, path: string): string {
-  const [base, query] = splitQuery(endpoint);
-  const [pathOnly, pathQuery] = splitQuery(path);
-  const queries = [pathQuery, query].filter((part) => part !== "");
-  return `${base}${pathOnly}${queries.length ? `?${queries.join("&")}` : ""}`;
-}
+/** A request URL: the path joined to the endpoint (see core `joinEndpoint`). */
+export const endpointUrl: (endpoint: string, path: string) => string = joinEndpoint;
 
 /** The endpoint's path without its query. */
-export function endpointPath(endpoint: string): string {
-  return splitQuery(endpoint)[0];
-}
-
-function splitQuery(text: string): [string, string] {
-  const mark = text.indexOf("?");
-  return mark === -1 ? [text, ""] : [text.slice(0, mark), text.slice(mark + 1)];
-}
+export const endpointPath: (endpoint: string) => string = endpointPathOf;
 
 /** The system text and the conversation, with `prompt` appended as the last user turn. */
 export function conversationOf(

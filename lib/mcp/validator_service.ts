@@ -1,4 +1,12 @@
-import { errorMessage, isRecord, readStreamCapped, redactText, SynError } from "../core/mod.ts";
+import {
+  errorMessage,
+  isRecord,
+  joinEndpoint,
+  publicEndpoint,
+  readStreamCapped,
+  redactText,
+  SynError,
+} from "../core/mod.ts";
 import { diff } from "../patch/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
 import type { SchemaStore } from "../schema/mod.ts";
@@ -232,15 +240,7 @@ export class ValidatorService {
  * query on the base URL (`?token=…`) stays a query, after the path.
  */
 export function backendAssetsUrl(url: string, assetsPath = DEFAULT_ASSETS_PATH): string {
-  const path = assetsPath.startsWith("/") ? assetsPath : `/${assetsPath}`;
-  try {
-    const parsed = new URL(url);
-    parsed.pathname = parsed.pathname.replace(/\/+$/, "") + path;
-    parsed.hash = "";
-    return parsed.href;
-  } catch {
-    return url.replace(/\/+$/, "") + path;
-  }
+  return joinEndpoint(url, assetsPath);
 }
 
 /** Redirects followed at most, and only to the same origin (the body goes along). */
@@ -319,22 +319,8 @@ async function postAsset(
   return { ok: true, asset_id: assetId, backend_url: publicUrl(target) };
 }
 
-/**
- * The URL as a caller or a log line may see it: without `user:password@` (fetch sends
- * those as basic auth) and without the query, where tokens travel.
- */
-function publicUrl(target: string): string {
-  try {
-    const url = new URL(target);
-    url.username = "";
-    url.password = "";
-    url.search = "";
-    url.hash = "";
-    return url.href;
-  } catch {
-    return redactText(target);
-  }
-}
+/** The URL as a caller or a log line may see it (see core `publicEndpoint`). */
+const publicUrl = publicEndpoint;
 
 function idFrom(reply: unknown): string | undefined {
   if (reply === null || typeof reply !== "object" || Array.isArray(reply)) return undefined;
