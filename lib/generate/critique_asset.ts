@@ -1,6 +1,7 @@
 import { type Clock, compareIssues, formatPointer, isRecord } from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import { ASSET_SCHEMA, type JsonObject } from "./asset.ts";
+import { controlDefaultsOutOfRange, hapticIntensityOutOfRange } from "./asset_bounds.ts";
 import type { LabsLog } from "./labs_log.ts";
 
 /** One finding of the critic. */
@@ -122,22 +123,19 @@ function checkControls(asset: JsonObject, known: Targets): QualityIssue[] {
   const control = isRecord(asset.control) ? asset.control : undefined;
   list(control?.control_parameters).forEach((item, index) => {
     if (!isRecord(item)) return;
-    const path = formatPointer(["control", "control_parameters", index]);
-    checkTarget(item.parameter, `${path}/parameter`, known, "control_target_missing", issues);
-    if (typeof item.default !== "number") return;
-    const out = (side: string, bound: number) => ({
-      code: "default_out_of_range",
-      severity: "warning" as const,
-      path: `${path}/default`,
-      message: `default ${item.default} is ${side} ${side === "below" ? "min" : "max"} ${bound}`,
-    });
-    if (typeof item.min === "number" && item.default < item.min) {
-      issues.push(out("below", item.min));
-    }
-    if (typeof item.max === "number" && item.default > item.max) {
-      issues.push(out("above", item.max));
-    }
+    const path = formatPointer(["control", "control_parameters", index, "parameter"]);
+    checkTarget(item.parameter, path, known, "control_target_missing", issues);
   });
+  for (const { path, value, limit, bound } of controlDefaultsOutOfRange(asset)) {
+    if (limit !== "min" && limit !== "max") continue;
+    const side = limit === "min" ? "below" : "above";
+    issues.push({
+      code: "default_out_of_range",
+      severity: "warning",
+      path,
+      message: `default ${value} is ${side} ${limit} ${bound}`,
+    });
+  }
   return issues;
 }
 
@@ -207,28 +205,17 @@ function checkTone(asset: JsonObject): QualityIssue[] {
 
 /** A haptic profile exists and its intensities stay within [0, 1]. */
 function checkHaptic(asset: JsonObject): QualityIssue[] {
-  const haptic = isRecord(asset.haptic) ? asset.haptic : undefined;
-  if (!haptic) return [missing("no haptic section")];
-  const issues: QualityIssue[] = [];
-  const outside = (path: string, message: string) =>
-    issues.push({ code: "haptic_out_of_range", severity: "error", path, message });
-  list(haptic.input_parameters).forEach((item, index) => {
-    if (!isRecord(item) || item.parameter !== "haptic.intensity") return;
-    const path = formatPointer(["haptic", "input_parameters", index]);
-    for (const key of ["default", "min", "max"]) {
-      const value = item[key];
-      if (typeof value === "number" && (value < 0 || value > 1)) {
-        outside(`${path}/${key}`, `intensity ${key} ${value} is outside [0, 1]`);
-      }
-    }
-  });
-  const device = isRecord(haptic.device) ? haptic.device : {};
-  const maxIntensity = isRecord(device.options) ? device.options.maxIntensity : undefined;
-  const value = isRecord(maxIntensity) ? maxIntensity.value : undefined;
-  if (typeof value === "number" && (value < 0 || value > 1)) {
-    outside("/haptic/device/options/maxIntensity/value", `maxIntensity ${value} is outside [0, 1]`);
-  }
-  return issues;
+  if (!isRecord(asset.haptic)) return [missing("no haptic section")];
+  return hapticIntensityOutOfRange(asset, ["default", "min", "max"], { device: true }).map((
+    { path, key, value },
+  ) => ({
+    code: "haptic_out_of_range",
+    severity: "error",
+    path,
+    message: key === "maxIntensity"
+      ? `maxIntensity ${value} is outside [0, 1]`
+      : `intensity ${key} ${value} is outside [0, 1]`,
+  }));
 }
 
 /** The fragment shader has a main() and uses every uniform it declares. */

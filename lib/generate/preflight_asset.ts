@@ -1,5 +1,11 @@
-import { compareIssues, formatPointer, isRecord } from "../core/mod.ts";
-import { REQUIRED_SECTIONS } from "./asset.ts";
+import { compareIssues, isRecord } from "../core/mod.ts";
+import {
+  type BoundFinding,
+  controlDefaultsOutOfRange,
+  hapticIntensityOutOfRange,
+  inputDefaultsOutOfRange,
+  missingSections,
+} from "./asset_bounds.ts";
 
 /** One pre-flight problem, shaped like a validator error. */
 export interface PreflightIssue {
@@ -7,25 +13,12 @@ export interface PreflightIssue {
   msg: string;
 }
 
-function checkParameters(
-  items: unknown,
-  section: string,
-  issues: PreflightIssue[],
-): void {
-  if (!Array.isArray(items)) return;
-  items.forEach((item, index) => {
-    if (!isRecord(item)) return;
-    const { default: value, min, max } = item;
-    if (typeof value !== "number") return;
-    const path = formatPointer([section, "input_parameters", index, "default"]);
-    if (!Number.isFinite(value)) issues.push({ path, msg: "must be a finite number" });
-    if (typeof min === "number" && value < min) {
-      issues.push({ path, msg: `must be >= min ${min}, got ${value}` });
-    }
-    if (typeof max === "number" && value > max) {
-      issues.push({ path, msg: `must be <= max ${max}, got ${value}` });
-    }
-  });
+/** A bound finding in pre-flight's words. */
+function boundIssue(finding: BoundFinding): PreflightIssue {
+  const { path, value, limit, bound } = finding;
+  if (limit === "finite") return { path, msg: "must be a finite number" };
+  if (limit === "min") return { path, msg: `must be >= min ${bound}, got ${value}` };
+  return { path, msg: `must be <= max ${bound}, got ${value}` };
 }
 
 /**
@@ -39,8 +32,8 @@ export function preflightAsset(asset: unknown): PreflightIssue[] {
   if (typeof asset.name !== "string" || asset.name === "") {
     issues.push({ path: "", msg: "missing required field 'name'" });
   }
-  for (const section of REQUIRED_SECTIONS) {
-    if (!isRecord(asset[section])) issues.push({ path: "", msg: `missing section '${section}'` });
+  for (const section of missingSections(asset)) {
+    issues.push({ path: "", msg: `missing section '${section}'` });
   }
   const shader = asset.shader;
   if (isRecord(shader)) {
@@ -50,35 +43,13 @@ export function preflightAsset(asset: unknown): PreflightIssue[] {
     if (!Array.isArray(shader.input_parameters) || shader.input_parameters.length === 0) {
       issues.push({ path: "/shader", msg: "shader needs input_parameters" });
     }
-    checkParameters(shader.input_parameters, "shader", issues);
   }
-  if (isRecord(asset.tone)) checkParameters(asset.tone.input_parameters, "tone", issues);
-  const haptic = asset.haptic;
-  if (isRecord(haptic)) {
-    checkParameters(haptic.input_parameters, "haptic", issues);
-    const parameters = Array.isArray(haptic.input_parameters) ? haptic.input_parameters : [];
-    parameters.forEach((item, index) => {
-      if (!isRecord(item) || item.parameter !== "haptic.intensity") return;
-      const value = item.default;
-      if (typeof value !== "number" || value < 0 || value > 1) {
-        issues.push({
-          path: formatPointer(["haptic", "input_parameters", index, "default"]),
-          msg: `haptic intensity must be in [0, 1], got ${JSON.stringify(value)}`,
-        });
-      }
-    });
-  }
-  const control = asset.control;
-  if (isRecord(control) && Array.isArray(control.control_parameters)) {
-    control.control_parameters.forEach((item, index) => {
-      if (!isRecord(item) || typeof item.default !== "number") return;
-      const path = formatPointer(["control", "control_parameters", index, "default"]);
-      if (typeof item.min === "number" && item.default < item.min) {
-        issues.push({ path, msg: `must be >= min ${item.min}, got ${item.default}` });
-      }
-      if (typeof item.max === "number" && item.default > item.max) {
-        issues.push({ path, msg: `must be <= max ${item.max}, got ${item.default}` });
-      }
+  issues.push(...inputDefaultsOutOfRange(asset).map(boundIssue));
+  issues.push(...controlDefaultsOutOfRange(asset).map(boundIssue));
+  for (const finding of hapticIntensityOutOfRange(asset, ["default"], { requireDefault: true })) {
+    issues.push({
+      path: finding.path,
+      msg: `haptic intensity must be in [0, 1], got ${JSON.stringify(finding.given)}`,
     });
   }
   const meta = asset.meta_info;
