@@ -35,6 +35,7 @@ export function canonicalJson(value: unknown): string {
       pending.push(OPEN_ARRAY);
     } else {
       const record = item as Record<string, unknown>;
+      // RFC 8785 orders keys by UTF-16 code units (not code points): the default sort.
       const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
       pending.push(CLOSE_OBJECT);
       for (let index = keys.length - 1; index >= 0; index--) {

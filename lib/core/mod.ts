@@ -24,7 +24,7 @@ export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
 export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
 export { formatBytes } from "./format_bytes.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
-export { readStreamCapped } from "./read_capped.ts";
+export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } from "./redact.ts";
 export { type Clock, FakeClock, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";

@@ -24,11 +24,16 @@ export async function readStreamCapped(
     // or not.
     await reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(total);
+  return concatBytes(chunks, total);
+}
+
+/** The chunks as one array of `length` bytes (their total). */
+export function concatBytes(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
   let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
   }
   return bytes;
 }

@@ -1,3 +1,4 @@
+import { concatBytes } from "../core/mod.ts";
 /** One line of a JSONL input: its text, or why it cannot be read. Lines count from 1. */
 export type InputLine =
   | { line: number; text: string; problem?: undefined }
@@ -36,7 +37,7 @@ export async function* readLines(
       return { line: current, problem: `line longer than ${limits.maxLineBytes} bytes` };
     }
     try {
-      const text = decoder.decode(kept.length === 1 ? kept[0] : concat(kept, length))
+      const text = decoder.decode(kept.length === 1 ? kept[0] : concatBytes(kept, length))
         .replace(/\r$/, "");
       return text.trim() === "" ? undefined : { line: current, text };
     } catch {
@@ -82,14 +83,4 @@ export async function* readLines(
     // Past the cap only the length is counted: a 2 GiB line never sits in memory.
     if (lineBytes <= limits.maxLineBytes) parts.push(piece.slice());
   }
-}
-
-function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return bytes;
 }

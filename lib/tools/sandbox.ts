@@ -1,5 +1,6 @@
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolErrorCode } from "./types.ts";
+import { compareCodePoints } from "../core/mod.ts";
 
 /** What a sandbox may touch; everything not named here is denied. */
 export interface SandboxPermissions {
@@ -31,8 +32,8 @@ interface Pending {
 
 /** A stable key: a session reuses its warm sandbox until this changes. */
 export function permissionsKey(permissions: SandboxPermissions): string {
-  const net = permissions.net === true ? true : [...permissions.net].sort();
-  return JSON.stringify([permissions.root, net, [...permissions.run].sort()]);
+  const net = permissions.net === true ? true : [...permissions.net].sort(compareCodePoints);
+  return JSON.stringify([permissions.root, net, [...permissions.run].sort(compareCodePoints)]);
 }
 
 /**
