@@ -12,6 +12,7 @@ import {
 } from "../synthesize/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { mine } from "./_synthesize_mine.ts";
+import { approveTool, listTools, runSynthesis, validateTool } from "./_synthesize_tools.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
@@ -21,10 +22,31 @@ Usage:
   syn synthesize ingest <file|dir|->... [--format F] [--state-dir DIR] [--json]
   syn synthesize mine [--min-support S] [--min-length 2] [--max-length 6] [--top 20]
                       [--collapse-repeats] [--state-dir DIR] [--json]
+  syn synthesize run [<chain> | --top N] [--engine deterministic] [--min-support S]
+                     [--config syn.jsonc] [--state-dir DIR] [--json]
+  syn synthesize validate <tool-id> [--config syn.jsonc] [--state-dir DIR] [--json]
+  syn synthesize approve <tool-id> --promote [--state-dir DIR] [--json]
+  syn synthesize list [--state-dir DIR] [--json]
 
 Subcommands:
   ingest    read recorded tool calls into the event store (the input of everything else)
   mine      the chains of tool calls that recur across sessions
+  run       write a composite tool for a chain (a>b, as mine prints it) or the top N:
+            parameter analysis, the five checks, stored as DRAFT in DIR/synthesized/
+  validate  replay the newest sessions holding the chain: wiring, projected output vs
+            recorded (cosine_tfidf or exact_match), latency ratio, error parity; a
+            passing tool becomes TESTING (PROMOTED when require_approval is false)
+  approve   --promote a TESTING tool (a DRAFT is refused with the reason)
+  list      every synthesized tool with its status
+
+Configuration: syn.jsonc in the current folder (or --config FILE), JSON with comments,
+with the keys of the synthesis spec and its defaults:
+  {"huginn": {
+    "synthesis": {"require_approval": true, "max_parallel_steps": 3, ...},
+    "validation": {"min_replay_sessions": 10, "equivalence_threshold": 0.95,
+                   "max_latency_regression": 1.2, "similarity_method": "cosine_tfidf"},
+    "llm": {"timeout_seconds": 120, "max_retries": 3, ...}}}
+Only the offline 'deterministic' synthesizer is available in this version.
 
 mine counts contiguous runs of tool ids within each session. support = sessions
 containing the chain ÷ all sessions; confidence = support(chain) ÷ support(chain
@@ -79,6 +101,10 @@ Examples:
   cat events.jsonl | syn synthesize ingest - --json
   syn synthesize mine --min-support 0.05 --top 10
   syn synthesize mine --collapse-repeats --json
+  syn synthesize run --top 3
+  syn synthesize run "get_user_details>get_order_details"
+  syn synthesize validate get_user_details-then-get_order_details
+  syn synthesize approve get_user_details-then-get_order_details --promote
   SYN_EVENT_STORE=postgres://syn@127.0.0.1:5432/agents syn synthesize ingest traces/
 `;
 
@@ -88,6 +114,10 @@ type Subcommand = (args: string[], io: CliIo) => Promise<number>;
 const SUBCOMMANDS: Record<string, Subcommand> = {
   ingest,
   mine: (args, io) => mine(args, io, { help, stateDirectory, printable }),
+  run: (args, io) => runSynthesis(args, io, { help, stateDirectory, printable }),
+  validate: (args, io) => validateTool(args, io, { help, stateDirectory, printable }),
+  approve: (args, io) => approveTool(args, io, { help, stateDirectory, printable }),
+  list: (args, io) => listTools(args, io, { help, stateDirectory, printable }),
 };
 
 export async function run(args: string[], io: CliIo): Promise<number> {

@@ -18,8 +18,8 @@ const MAX_OUTPUT_VALUES = 10_000;
 
 /**
  * Classifies every input key of every step over the samples (occurrences of one chain):
- * - internal wiring: in every sample, the value given to step N+1 appears in step N's
- *   output — as a value inside its JSON (the key is named) or in its text;
+ * - internal wiring: in (nearly) every sample, the value given to step N+1 appears in step
+ *   N's output — as a value inside its JSON (the key is named) or in its text;
  * - constant: the same value in every sample (two or more);
  * - external: a step-0 key that is neither;
  * - ambiguous: anything else (left for the model to resolve).
@@ -61,24 +61,38 @@ export function analyzeParameters(samples: readonly (readonly SampleStep[])[]): 
   return analysis;
 }
 
-/** The output key (or "(text)") that carries the input in every sample, if one does. */
+/** Share of the samples whose output must carry an input's value for it to count as wired. */
+export const WIRING_SHARE = 0.8;
+
+/**
+ * The output key (or "(text)") that carries the input in at least `WIRING_SHARE` of the
+ * samples that recorded the earlier output (all of them when there are fewer than five),
+ * if one does: real sessions have the odd call whose value came from the user instead.
+ * The most frequent key wins.
+ */
 function wiringOf(
   samples: readonly (readonly SampleStep[])[],
   step: number,
   key: string,
 ): string | undefined {
-  let found: string | undefined;
+  const found = new Map<string, number>();
+  let seen = 0;
   for (const sample of samples) {
-    const value = sample[step].input_params?.[key];
-    if (value === undefined || value === null || typeof value === "object") return undefined;
-    const text = String(value);
-    if (text.length < 2) return undefined;
     const output = sample[step - 1].output_summary ?? "";
+    // A sample without the earlier output recorded tells nothing about the wiring.
+    if (output === "") continue;
+    seen++;
+    const value = sample[step].input_params?.[key];
+    if (value === undefined || value === null || typeof value === "object") continue;
+    const text = String(value);
+    if (text.length < 2) continue;
     const where = keyHolding(output, text) ?? (output.includes(text) ? "(text)" : undefined);
-    if (where === undefined) return undefined;
-    found ??= where;
+    if (where !== undefined) found.set(where, (found.get(where) ?? 0) + 1);
   }
-  return found;
+  if (seen === 0) return undefined;
+  const needed = seen < 5 ? seen : Math.ceil(seen * WIRING_SHARE);
+  const best = [...found].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]))[0];
+  return best && best[1] >= needed ? best[0] : undefined;
 }
 
 /** The name of a key in `output` (parsed as JSON) whose value is `text`, or whose list holds it. */

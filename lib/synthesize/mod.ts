@@ -70,3 +70,48 @@ export {
   type ParameterAnalysis,
   type SampleStep,
 } from "./analyze_parameters.ts";
+export {
+  checkSynthesizedTool,
+  type ErrorStrategy,
+  stepGraphOf,
+  type StepInput,
+  SynthesisError,
+  SYNTHESIZED_TOOL_SCHEMA,
+  type SynthesizedStep,
+  type SynthesizedTool,
+  toolIdFor,
+  type Wire,
+  withParallelism,
+} from "./synthesized_tool.ts";
+export {
+  type ChainInfo,
+  type ChainSample,
+  errorStrategyFor,
+  retrieveSamples,
+  synthesizeDeterministic,
+} from "./synthesize_deterministic.ts";
+export {
+  compositeLatency,
+  DEFAULT_VALIDATION_CONFIG,
+  InsufficientDataError,
+  matchChain,
+  projectSession,
+  type ReplaySession,
+  selectSessions,
+  similarity,
+  unhandledFailures,
+  validateByReplay,
+  type ValidationConfig,
+  type ValidationResult,
+} from "./replay_validation.ts";
+export {
+  DEFAULT_SYNTHESIZE_CONFIG,
+  loadSynthesizeConfig,
+  parseSynthesizeConfig,
+  type SynthesizeConfig,
+} from "./synthesize_config.ts";
+export {
+  type RegistryEntry,
+  SynthesizedRegistry,
+  type ToolStatus,
+} from "./synthesized_registry.ts";

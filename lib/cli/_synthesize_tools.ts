@@ -1,0 +1,237 @@
+import { resolve } from "node:path";
+import { SynError, UsageError } from "../core/mod.ts";
+import {
+  checkSynthesizedTool,
+  InsufficientDataError,
+  loadSynthesizeConfig,
+  mineChains,
+  type MinedChain,
+  type MiningSession,
+  openEventStore,
+  type RegistryEntry,
+  retrieveSamples,
+  SynthesisError,
+  type SynthesizeConfig,
+  synthesizeDeterministic,
+  SynthesizedRegistry,
+  validateByReplay,
+  type ValidationResult,
+} from "../synthesize/mod.ts";
+import { numberFlag, parseCommandArgs } from "./args.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+/** What the synthesize command shares with its subcommands. */
+export interface SynthesizeHelpers {
+  help: string;
+  stateDirectory(io: CliIo, flag: string | undefined): string;
+  printable(text: string): string;
+}
+
+const COMMON = {
+  "state-dir": { type: "string" },
+  config: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+async function configOf(io: CliIo, flag: string | undefined): Promise<SynthesizeConfig> {
+  return await loadSynthesizeConfig(resolve(io.cwd, flag ?? "syn.jsonc"), {
+    explicit: flag !== undefined,
+  });
+}
+
+/** The chains to synthesize: the one named (`a>b`), else the top N of length 2 or more. */
+function pickChains(chains: MinedChain[], named: string | undefined, top: number): MinedChain[] {
+  const long = chains.filter((chain) => chain.tools.length >= 2);
+  if (named === undefined) return long.slice(0, top);
+  const found = long.find((chain) => chain.chain === named);
+  if (!found) {
+    throw new UsageError(`no mined chain ${named} (see 'syn synthesize mine'; tools joined by >)`);
+  }
+  return [found];
+}
+
+/** `syn synthesize run`: writes a composite tool for chains, checked, stored as DRAFT. */
+export async function runSynthesis(
+  args: string[],
+  io: CliIo,
+  helpers: SynthesizeHelpers,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize run", args, {
+    ...COMMON,
+    top: { type: "string" },
+    engine: { type: "string" },
+    "min-support": { type: "string" },
+  });
+  if (values.help) return await io.stdout(helpers.help), EXIT.ok;
+  if (positionals.length > 1) throw new UsageError("name one chain, or use --top N");
+  const engine = values.engine ?? "deterministic";
+  if (engine !== "deterministic") {
+    throw new UsageError(
+      `--engine ${
+        helpers.printable(engine)
+      }: only the offline 'deterministic' synthesizer is available in this version`,
+    );
+  }
+  const top = numberFlag("top", values.top, { integer: true, min: 1, max: 1000 }) ?? 1;
+  const config = await configOf(io, values.config);
+  const stateDir = helpers.stateDirectory(io, values["state-dir"]);
+  await using store = await openEventStore(stateDir, io.env);
+  const sessions: MiningSession[] = [];
+  for await (const session of store.scanSessions()) sessions.push(session);
+  if (!sessions.length) {
+    throw new UsageError(`no events in ${store.location}: run 'syn synthesize ingest' first`);
+  }
+  const minSupport = numberFlag("min-support", values["min-support"], { min: 0, max: 1 }) ?? 0;
+  const chains = pickChains(
+    mineChains(sessions, { minSupport, minLength: 2 }),
+    positionals[0],
+    top,
+  );
+  const registry = new SynthesizedRegistry(stateDir);
+  const written: RegistryEntry[] = [];
+  for (const chain of chains) {
+    const samples = await retrieveSamples(store, chain);
+    const tool = synthesizeDeterministic(chain, samples, {
+      maxParallelSteps: config.synthesis.max_parallel_steps,
+    });
+    const problems = await checkSynthesizedTool(tool, chain.tools);
+    if (problems.length) {
+      throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);
+    }
+    written.push(await registry.saveDraft(tool, engine));
+    if (!values.json) {
+      await io.stdout(
+        `DRAFT  ${tool.tool_id}  (${chain.chain}, ${samples.length} samples, ` +
+          `${tool.internal_wiring.length} wire(s))\n`,
+      );
+    }
+  }
+  if (values.json) {
+    await io.stdout(`${JSON.stringify({ registry: registry.folder, tools: written }, null, 2)}\n`);
+  } else {
+    await io.stderr(`synthesize: next, 'syn synthesize validate <tool-id>'\n`);
+  }
+  return EXIT.ok;
+}
+
+function describeValidation(result: ValidationResult, status: string): string {
+  const { equivalence: eq, latency, wiring } = result;
+  return [
+    `${result.tool_id}: ${result.passed ? "passed" : "failed"} → ${status}`,
+    `  sessions      ${result.sessions.length} (newest first)`,
+    `  equivalence   mean ${eq.mean_similarity.toFixed(3)}, min ${
+      eq.min_similarity.toFixed(3)
+    } (${eq.method}, threshold ${eq.threshold})`,
+    `  wiring        ${wiring.held} of ${wiring.checked} wired values held`,
+    `  latency       ${latency.composite_ms} ms vs ${latency.original_ms} ms recorded: ratio ${
+      latency.ratio.toFixed(3)
+    } (max ${latency.max})`,
+    `  error parity  ${
+      result.error_parity ? "yes" : `no: ${result.unhandled_failures.length} unhandled failure(s)`
+    }`,
+    ...result.reasons.map((reason) => `  reason        ${reason}`),
+    "",
+  ].join("\n");
+}
+
+/** `syn synthesize validate <tool-id>`: replay, store the result, move the tool on. */
+export async function validateTool(
+  args: string[],
+  io: CliIo,
+  helpers: SynthesizeHelpers,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize validate", args, COMMON);
+  if (values.help) return await io.stdout(helpers.help), EXIT.ok;
+  if (positionals.length !== 1) {
+    throw new UsageError("name the tool to validate (see 'syn synthesize list')");
+  }
+  const config = await configOf(io, values.config);
+  const stateDir = helpers.stateDirectory(io, values["state-dir"]);
+  const registry = new SynthesizedRegistry(stateDir);
+  const entry = await registry.get(positionals[0]);
+  if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
+  await using store = await openEventStore(stateDir, io.env);
+  let result: ValidationResult;
+  try {
+    result = await validateByReplay(store, entry.tool, config.validation);
+  } catch (error) {
+    if (!(error instanceof InsufficientDataError)) throw error;
+    await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${error.message}\n`);
+    return EXIT.failure;
+  }
+  const saved = await registry.recordValidation(
+    entry.tool.tool_id,
+    result,
+    config.synthesis.require_approval,
+  );
+  await io.stdout(
+    values.json
+      ? `${JSON.stringify({ status: saved.status, validation: result }, null, 2)}\n`
+      : describeValidation(result, saved.status),
+  );
+  return result.passed ? EXIT.ok : EXIT.failure;
+}
+
+/** `syn synthesize approve <tool-id> --promote`. */
+export async function approveTool(
+  args: string[],
+  io: CliIo,
+  helpers: SynthesizeHelpers,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize approve", args, {
+    ...COMMON,
+    promote: { type: "boolean" },
+  });
+  if (values.help) return await io.stdout(helpers.help), EXIT.ok;
+  if (positionals.length !== 1) throw new UsageError("name the tool to approve");
+  if (!values.promote) throw new UsageError("say --promote to promote the tool");
+  const registry = new SynthesizedRegistry(helpers.stateDirectory(io, values["state-dir"]));
+  try {
+    const entry = await registry.promote(positionals[0]);
+    await io.stdout(
+      values.json ? `${JSON.stringify(entry, null, 2)}\n` : `PROMOTED  ${entry.tool.tool_id}\n`,
+    );
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof SynError) || error.code === "internal_error") throw error;
+    if (error.code === "not_found") throw new UsageError(error.message);
+    await io.stderr(`synthesize approve: refused: ${helpers.printable(error.message)}\n`);
+    return EXIT.failure;
+  }
+}
+
+/** `syn synthesize list`: every synthesized tool with its status. */
+export async function listTools(
+  args: string[],
+  io: CliIo,
+  helpers: SynthesizeHelpers,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize list", args, COMMON);
+  if (values.help) return await io.stdout(helpers.help), EXIT.ok;
+  if (positionals.length) {
+    throw new UsageError(`unexpected argument: ${helpers.printable(positionals[0])}`);
+  }
+  const registry = new SynthesizedRegistry(helpers.stateDirectory(io, values["state-dir"]));
+  const entries = await registry.list();
+  if (values.json) {
+    await io.stdout(`${JSON.stringify({ registry: registry.folder, tools: entries }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (!entries.length) {
+    await io.stdout(
+      `no synthesized tools in ${registry.folder} ('syn synthesize run' writes some)\n`,
+    );
+    return EXIT.ok;
+  }
+  for (const entry of entries) {
+    const validation = entry.validation
+      ? `${entry.validation.passed ? "passed" : "failed"} ${entry.validation.validated_at}`
+      : "not validated";
+    await io.stdout(
+      `${entry.status.padEnd(8)}  ${entry.tool.tool_id}  (${
+        entry.tool.source_chain.tools.join(">")
+      }; ${validation})\n`,
+    );
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,294 @@
+/**
+ * The synthesis spec's validation pipeline, offline: the sessions that contain the chain
+ * (newest first), the inputs the composite would have received, the wiring checked
+ * against recorded values, the final output projected through the steps and scored
+ * against the recorded one, latency with parallel savings, and error parity.
+ */
+import { SynError } from "../core/mod.ts";
+import { cosineTfidf } from "./cosine_tfidf.ts";
+import type { EventStore, SessionRange } from "./event_store.ts";
+import { stepGraphOf, type SynthesizedTool } from "./synthesized_tool.ts";
+import type { StoredToolEvent, ToolOutcome } from "./tool_event.ts";
+
+/** The `validation` keys of the configuration, with the spec's defaults. */
+export interface ValidationConfig {
+  min_replay_sessions: number;
+  equivalence_threshold: number;
+  max_latency_regression: number;
+  similarity_method: "cosine_tfidf" | "exact_match";
+}
+
+export const DEFAULT_VALIDATION_CONFIG: ValidationConfig = {
+  min_replay_sessions: 10,
+  equivalence_threshold: 0.95,
+  max_latency_regression: 1.2,
+  similarity_method: "cosine_tfidf",
+};
+
+/** One session as replay sees it (the spec's `ReplaySession`, plus per-step detail). */
+export interface ReplaySession {
+  session_id: string;
+  external_inputs: Record<string, unknown>;
+  step_outputs: (string | null)[];
+  final_output: string | null;
+  total_latency_ms: number;
+  outcome: ToolOutcome;
+  events: StoredToolEvent[];
+}
+
+export interface ValidationResult {
+  tool_id: string;
+  passed: boolean;
+  reasons: string[];
+  sessions: string[];
+  equivalence: {
+    mean_similarity: number;
+    min_similarity: number;
+    method: ValidationConfig["similarity_method"];
+    threshold: number;
+  };
+  wiring: { checked: number; held: number };
+  latency: { composite_ms: number; original_ms: number; ratio: number; max: number };
+  error_parity: boolean;
+  unhandled_failures: { session_id: string; step: number; outcome: ToolOutcome }[];
+  validated_at: string;
+}
+
+/** Fewer sessions contain the chain than `min_replay_sessions` asks for. */
+export class InsufficientDataError extends SynError {
+  constructor(found: number, needed: number) {
+    super(
+      "insufficient_data",
+      `only ${found} session(s) contain the chain; validation needs ${needed} (min_replay_sessions)`,
+      { found, needed },
+    );
+  }
+}
+
+/** Indices of `chain` in `sequence`: a contiguous run if there is one, else the first subsequence. */
+export function matchChain(
+  chain: readonly string[],
+  sequence: readonly string[],
+): number[] | undefined {
+  for (let start = 0; start + chain.length <= sequence.length; start++) {
+    if (chain.every((tool, offset) => sequence[start + offset] === tool)) {
+      return chain.map((_, offset) => start + offset);
+    }
+  }
+  const found: number[] = [];
+  for (let index = 0; index < sequence.length && found.length < chain.length; index++) {
+    if (sequence[index] === chain[found.length]) found.push(index);
+  }
+  return found.length === chain.length ? found : undefined;
+}
+
+/**
+ * The spec's session selection: every session holding the chain, newest first, the first
+ * `count` — of those `replayable` accepts, when given.
+ */
+export async function selectSessions(
+  store: EventStore,
+  chain: readonly string[],
+  count: number,
+  options: { range?: SessionRange; replayable?: (events: StoredToolEvent[]) => boolean } = {},
+): Promise<ReplaySession[]> {
+  const found: ReplaySession[] = [];
+  const sessions = (await store.getSessions(options.range)).reverse();
+  for (const summary of sessions) {
+    if (found.length >= count) break;
+    const all = await store.getBySession(summary.session_id);
+    const indices = matchChain(chain, all.map((event) => event.tool_id));
+    if (!indices) continue;
+    const events = indices.map((index) => all[index]);
+    if (options.replayable && !options.replayable(events)) continue;
+    found.push({
+      session_id: summary.session_id,
+      external_inputs: { ...events[0].input_params },
+      step_outputs: events.map((event) => event.output_summary),
+      final_output: events[events.length - 1].output_summary,
+      total_latency_ms: events.reduce((sum, event) => sum + event.latency_ms, 0),
+      outcome: events[events.length - 1].outcome,
+      events,
+    });
+  }
+  return found;
+}
+
+function same(left: unknown, right: unknown): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
+}
+
+/** Whether a recorded value reached `to` from the output of `from` as the wire says. */
+function wireHolds(output: string | null, fromKey: string, value: unknown): boolean {
+  if (output === null || value === undefined || value === null) return false;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  if (fromKey === "(text)") return output.includes(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(output);
+  } catch {
+    return false;
+  }
+  const stack: [unknown, string][] = [[parsed, ""]];
+  for (let seen = 0; stack.length && seen < 10_000; seen++) {
+    const [item, key] = stack.pop()!;
+    if (item !== null && typeof item === "object") {
+      for (const [child, inner] of Object.entries(item)) {
+        stack.push([inner, Array.isArray(item) ? key : child]);
+      }
+    } else if (key === fromKey && item !== null && String(item) === text) return true;
+  }
+  return false;
+}
+
+/**
+ * The spec's offline output comparison for one session: each step's inputs projected from
+ * the composite's arguments (taken from the recorded calls), constants and wires over the
+ * recorded outputs. Where every step would have been called exactly as recorded, the
+ * projected final output is the recorded one; otherwise there is none (null).
+ */
+export function projectSession(tool: SynthesizedTool, session: ReplaySession) {
+  let held = 0;
+  let exact = true;
+  tool.steps.forEach((step, index) => {
+    const recorded = session.events[index].input_params;
+    const keys = new Set([...Object.keys(recorded), ...Object.keys(step.inputs)]);
+    for (const key of keys) {
+      const input = step.inputs[key];
+      if (!input) {
+        exact = false;
+        continue;
+      }
+      if ("constant" in input) exact &&= same(input.constant, recorded[key]);
+      else if ("parameter" in input) exact &&= key in recorded;
+      else {
+        const wire = tool.internal_wiring.find((w) => w.to_step === index && w.to_key === key);
+        const ok = wire !== undefined &&
+          wireHolds(session.step_outputs[wire.from_step], wire.from_key, recorded[key]);
+        if (ok) held++;
+        exact &&= ok;
+      }
+    }
+  });
+  return { projected: exact ? session.final_output : null, wiresHeld: held, exact };
+}
+
+/** Similarity of one session's projection: 0 when the steps would not run as recorded. */
+function sessionScore(
+  projection: { projected: string | null; exact: boolean },
+  recorded: string | null,
+  method: ValidationConfig["similarity_method"],
+): number {
+  if (!projection.exact) return 0;
+  if (projection.projected === null && recorded === null) return 1;
+  return similarity(projection.projected, recorded, method);
+}
+
+/** Similarity of a projected and a recorded output by the configured method. */
+export function similarity(
+  projected: string | null,
+  recorded: string | null,
+  method: ValidationConfig["similarity_method"],
+): number {
+  if (projected === null) return 0;
+  if (method === "exact_match") return projected === recorded ? 1 : 0;
+  return cosineTfidf(projected, recorded ?? "");
+}
+
+/** The composite's latency from recorded step latencies: parallel levels take their slowest. */
+export function compositeLatency(tool: SynthesizedTool, latencies: readonly number[]): number {
+  const groups = stepGraphOf(tool).levels();
+  const parallel = new Set(tool.steps.flatMap((step) => step.parallelizable_with ?? []));
+  let total = 0;
+  for (const level of groups) {
+    const indices = level.map(Number);
+    const together = indices.filter((index) => parallel.has(index));
+    const alone = indices.filter((index) => !parallel.has(index));
+    total += alone.reduce((sum, index) => sum + latencies[index], 0);
+    if (together.length) total += Math.max(...together.map((index) => latencies[index]));
+  }
+  return total;
+}
+
+/** Failures of the sessions that no step-specific strategy of the tool handles. */
+export function unhandledFailures(tool: SynthesizedTool, sessions: readonly ReplaySession[]) {
+  const strategy = tool.error_strategy;
+  const handled = (step: number, outcome: ToolOutcome) =>
+    (strategy.retry_policy ?? []).some((rule) => rule.step === step && rule.max_retries > 0) ||
+    (strategy.fallback_steps ?? []).some((rule) => rule.step === step) ||
+    (strategy.abort_conditions ?? []).some((rule) =>
+      rule.step === step && (rule.on as string[]).includes(outcome)
+    );
+  return sessions.flatMap((session) =>
+    session.events.flatMap((event, step) =>
+      event.outcome !== "SUCCESS" && !handled(step, event.outcome)
+        ? [{ session_id: session.session_id, step, outcome: event.outcome }]
+        : []
+    )
+  );
+}
+
+/**
+ * Validates a tool by replaying the newest `min_replay_sessions` sessions that contain its
+ * chain. Throws `InsufficientDataError` when there are fewer.
+ */
+export async function validateByReplay(
+  store: EventStore,
+  tool: SynthesizedTool,
+  config: ValidationConfig,
+  now: () => number = Date.now,
+): Promise<ValidationResult> {
+  const chain = tool.source_chain.tools;
+  // A session whose wired values' sources were not recorded cannot be replayed offline.
+  const replayable = (events: StoredToolEvent[]) =>
+    tool.internal_wiring.every((wire) => (events[wire.from_step].output_summary ?? "") !== "");
+  const sessions = await selectSessions(store, chain, config.min_replay_sessions, { replayable });
+  if (sessions.length < config.min_replay_sessions) {
+    throw new InsufficientDataError(sessions.length, config.min_replay_sessions);
+  }
+  const scores: number[] = [];
+  let held = 0;
+  let composite = 0;
+  let original = 0;
+  for (const session of sessions) {
+    const projection = projectSession(tool, session);
+    scores.push(sessionScore(projection, session.final_output, config.similarity_method));
+    held += projection.wiresHeld;
+    composite += compositeLatency(tool, session.events.map((event) => event.latency_ms));
+    original += session.total_latency_ms;
+  }
+  const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
+  const ratio = original === 0 ? 1 : composite / original;
+  const unhandled = unhandledFailures(tool, sessions);
+  const reasons = [
+    ...(mean < config.equivalence_threshold
+      ? [`mean similarity ${mean.toFixed(3)} is below ${config.equivalence_threshold}`]
+      : []),
+    ...(ratio > config.max_latency_regression
+      ? [`latency ratio ${ratio.toFixed(3)} is above ${config.max_latency_regression}`]
+      : []),
+    ...(unhandled.length ? [`${unhandled.length} observed failure(s) have no strategy`] : []),
+  ];
+  return {
+    tool_id: tool.tool_id,
+    passed: reasons.length === 0,
+    reasons,
+    sessions: sessions.map((session) => session.session_id),
+    equivalence: {
+      mean_similarity: mean,
+      min_similarity: Math.min(...scores),
+      method: config.similarity_method,
+      threshold: config.equivalence_threshold,
+    },
+    wiring: { checked: tool.internal_wiring.length * sessions.length, held },
+    latency: {
+      composite_ms: composite,
+      original_ms: original,
+      ratio,
+      max: config.max_latency_regression,
+    },
+    error_parity: unhandled.length === 0,
+    unhandled_failures: unhandled,
+    validated_at: new Date(now()).toISOString(),
+  };
+}

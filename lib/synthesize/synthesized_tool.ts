@@ -1,0 +1,156 @@
+/**
+ * The `SynthesizedTool` (`schemas/records/synthesized-tool.schema.json`): a composite that
+ * replaces a mined chain, and the synthesis spec's checks every synthesized tool passes
+ * before it is stored, whoever wrote it (the offline synthesizer or a model).
+ */
+import { SynError } from "../core/mod.ts";
+import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
+import synthesizedToolSchema from "../../schemas/records/synthesized-tool.schema.json" with {
+  type: "json",
+};
+import { StepGraph } from "./step_graph.ts";
+
+/** Where one input of a step comes from. */
+export type StepInput = { parameter: string } | { constant: unknown } | { wire: number };
+
+export interface SynthesizedStep {
+  step_index: number;
+  tool_id: string;
+  inputs: Record<string, StepInput>;
+  parallelizable_with?: number[];
+  condition?: string | null;
+}
+
+export interface Wire {
+  from_step: number;
+  from_key: string;
+  to_step: number;
+  to_key: string;
+}
+
+export interface ErrorStrategy {
+  default_behavior: "abort" | "skip";
+  retry_policy?: {
+    step: number;
+    max_retries: number;
+    backoff_ms?: number;
+    backoff_factor?: number;
+  }[];
+  fallback_steps?: { step: number; behavior: "skip" }[];
+  abort_conditions?: { step: number; on: ("FAILURE" | "TIMEOUT")[] }[];
+}
+
+export interface SynthesizedTool {
+  tool_id: string;
+  description: string;
+  source_chain: { tools: string[]; support?: number; confidence?: number; avg_latency_ms?: number };
+  parameters: Record<string, unknown>;
+  steps: SynthesizedStep[];
+  internal_wiring: Wire[];
+  error_strategy: ErrorStrategy;
+}
+
+let validator: Promise<JsonSchemaValidator> | undefined;
+
+/** The schema as a model is asked to answer it (structured output). */
+export const SYNTHESIZED_TOOL_SCHEMA = synthesizedToolSchema as Record<string, unknown>;
+
+/** A tool id from tool names: lower case, `-then-` between the tools, at most 96 chars. */
+export function toolIdFor(tools: readonly string[]): string {
+  const slug = tools.map((tool) => tool.toLowerCase().replace(/[^a-z0-9_.]+/g, "_"))
+    .join("-then-").replace(/^[^a-z0-9]+/, "");
+  return (slug || "composite").slice(0, 96).replace(/[-_.]+$/, "");
+}
+
+/**
+ * The spec's checks, in order, as messages (empty: the tool passes):
+ * 1. it is a `SynthesizedTool` (the schema);
+ * 2. `parameters` is a JSON Schema draft 2020-12 that compiles;
+ * 3. every step's `tool_id` is a known tool (the chain's, in the chain's order);
+ * 4. every wire names valid step indices (an earlier step feeding a later one) and every
+ *    `{wire: i}` input has its wire;
+ * 5. `parallelizable_with` indices are in bounds, not the step itself, and never a step
+ *    the other depends on (no cycle through the wiring).
+ */
+export async function checkSynthesizedTool(
+  value: unknown,
+  chain: readonly string[],
+): Promise<string[]> {
+  validator ??= compileJsonSchema(SYNTHESIZED_TOOL_SCHEMA);
+  const shape = (await validator)(value);
+  if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);
+  const tool = value as SynthesizedTool;
+  const problems: string[] = [];
+  try {
+    await compileJsonSchema(tool.parameters);
+    if (tool.parameters.type !== "object") problems.push("/parameters: must describe an object");
+  } catch (error) {
+    problems.push(`/parameters: not a valid JSON Schema: ${(error as Error).message}`);
+  }
+  const count = tool.steps.length;
+  tool.steps.forEach((step, index) => {
+    if (step.step_index !== index) problems.push(`/steps/${index}/step_index: must be ${index}`);
+    if (step.tool_id !== chain[index]) {
+      problems.push(`/steps/${index}/tool_id: ${step.tool_id} is not step ${index} of the chain`);
+    }
+  });
+  if (count !== chain.length) {
+    problems.push(`/steps: ${count} steps for a chain of ${chain.length}`);
+  }
+  tool.internal_wiring.forEach((wire, index) => {
+    if (!(wire.from_step < wire.to_step && wire.to_step < count)) {
+      problems.push(`/internal_wiring/${index}: must join an earlier step to a later one`);
+    }
+  });
+  tool.steps.forEach((step, index) => {
+    for (const [key, input] of Object.entries(step.inputs)) {
+      if (!("wire" in input)) continue;
+      const wired = tool.internal_wiring.some((wire) =>
+        wire.to_step === index && wire.to_key === key && wire.from_step === input.wire
+      );
+      if (!wired) problems.push(`/steps/${index}/inputs/${key}: no wire from step ${input.wire}`);
+    }
+  });
+  if (problems.length) return problems;
+  const graph = stepGraphOf(tool);
+  tool.steps.forEach((step, index) => {
+    for (const other of step.parallelizable_with ?? []) {
+      if (other >= count || other === index) {
+        problems.push(`/steps/${index}/parallelizable_with: ${other} is not another step`);
+      } else if (!graph.canRunTogether(String(index), String(other))) {
+        problems.push(
+          `/steps/${index}/parallelizable_with: ${other} depends on it or it on ${other}`,
+        );
+      }
+    }
+  });
+  return problems;
+}
+
+/** The steps as a DAG: each depends on the steps it takes wired values from. */
+export function stepGraphOf(tool: Pick<SynthesizedTool, "steps" | "internal_wiring">): StepGraph {
+  return new StepGraph(tool.steps.map((_, index) => ({
+    id: String(index),
+    depends_on: tool.internal_wiring.filter((wire) => wire.to_step === index)
+      .map((wire) => String(wire.from_step)),
+  })));
+}
+
+/** Raised when no valid tool could be written (after the one error-correction retry). */
+export class SynthesisError extends SynError {
+  constructor(message: string, problems: readonly string[]) {
+    super("synthesis_error", message, { problems: [...problems] });
+  }
+}
+
+/** Parallel groups recomputed from the wiring: the spec's "step construction", capped. */
+export function withParallelism(tool: SynthesizedTool, maxParallel: number): SynthesizedTool {
+  const graph = stepGraphOf(tool);
+  const steps = tool.steps.map((step, index) => ({
+    ...step,
+    parallelizable_with: tool.steps.map((_, other) => other)
+      .filter((other) => graph.canRunTogether(String(index), String(other)))
+      .slice(0, Math.max(0, maxParallel)),
+  }));
+  return { ...tool, steps };
+}

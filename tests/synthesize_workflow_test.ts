@@ -1,0 +1,218 @@
+/**
+ * `syn synthesize run | validate | approve | list` on a corpus built here: a search whose
+ * hit id the next call fetches, a fixed format, and sessions with and without failures.
+ * Checks the tool written, validation by replay (wiring, equivalence, latency, error
+ * parity), the DRAFT → TESTING → PROMOTED workflow with syn.jsonc, and refusals.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { COMMANDS, runCli } from "../lib/cli/mod.ts";
+import {
+  openSqliteEventStore,
+  parseSynthesizeConfig,
+  type ToolEvent,
+  validateByReplay,
+} from "../lib/synthesize/mod.ts";
+import { fakeIo } from "./fakes/cli_io.ts";
+
+/** `sessions` sessions of search → fetch; `broken` of them fetch a doc the search never found. */
+function corpus(
+  sessions: number,
+  options: { broken?: number; failures?: number } = {},
+): ToolEvent[] {
+  const events: ToolEvent[] = [];
+  for (let index = 0; index < sessions; index++) {
+    const id = `doc-${1000 + index}`;
+    const fetched = index < (options.broken ?? 0) ? `doc-x${index}` : id;
+    const failed = index >= sessions - (options.failures ?? 0);
+    const base = { session_id: `s${String(index).padStart(3, "0")}` };
+    const ts = 1_700_000_000 + index * 60;
+    events.push({
+      ...base,
+      event_id: `e${index}-0`,
+      tool_id: "kb.search",
+      input_params: { query: `question ${index}` },
+      output_summary: JSON.stringify({ hits: [{ doc_id: id }] }),
+      outcome: "SUCCESS",
+      latency_ms: 120,
+      ts,
+      ts_ms: ts * 1000,
+    });
+    events.push({
+      ...base,
+      event_id: `e${index}-1`,
+      tool_id: "kb.fetch",
+      input_params: { doc_id: fetched, format: "md" },
+      output_summary: failed ? null : `the text of ${fetched}`,
+      outcome: failed ? "FAILURE" : "SUCCESS",
+      latency_ms: 80,
+      ts: ts + 1,
+      ts_ms: (ts + 1) * 1000,
+    });
+  }
+  return events;
+}
+
+async function stateWith(events: ToolEvent[]): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "syn_synth_flow_" });
+  await using store = openSqliteEventStore(join(dir, ".syn"));
+  await store.append(events);
+  return dir;
+}
+
+async function syn(dir: string, args: string[]) {
+  const io = fakeIo({ cwd: dir });
+  const code = await runCli(["synthesize", ...args], io, COMMANDS);
+  return { code, stdout: io.out(), stderr: io.err() };
+}
+
+const TOOL = "kb.search-then-kb.fetch";
+
+Deno.test("run writes a checked DRAFT; validate replays it; approve promotes only what passed", async () => {
+  const dir = await stateWith(corpus(12));
+  try {
+    const ran = await syn(dir, ["run", "kb.search>kb.fetch", "--json"]);
+    assert.equal(ran.code, 0, ran.stderr);
+    const [written] = JSON.parse(ran.stdout).tools;
+    assert.equal(written.status, "DRAFT");
+    assert.deepEqual(written.tool.internal_wiring, [
+      { from_step: 0, from_key: "doc_id", to_step: 1, to_key: "doc_id" },
+    ]);
+    assert.deepEqual(written.tool.steps[1].inputs.format, { constant: "md" });
+
+    const refused = await syn(dir, ["approve", TOOL, "--promote"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /is a DRAFT: it has not been validated/);
+
+    const validated = await syn(dir, ["validate", TOOL, "--json"]);
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+    const { status, validation } = JSON.parse(validated.stdout);
+    assert.equal(status, "TESTING", "require_approval defaults to true");
+    assert.equal(validation.sessions.length, 10, "min_replay_sessions, newest first");
+    assert.equal(validation.sessions[0], "s011");
+    assert.deepEqual(validation.wiring, { checked: 10, held: 10 });
+    assert.ok(validation.equivalence.mean_similarity > 1 - 1e-9);
+    assert.equal(validation.latency.ratio, 1);
+
+    const promoted = await syn(dir, ["approve", TOOL, "--promote"]);
+    assert.equal(promoted.code, 0, promoted.stderr);
+    const listed = await syn(dir, ["list"]);
+    assert.match(listed.stdout, /^PROMOTED +kb\.search-then-kb\.fetch/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("validation fails a tool whose wiring does not hold in the replayed sessions", async () => {
+  const dir = await stateWith(corpus(12, { broken: 0 }));
+  try {
+    await syn(dir, ["run", "kb.search>kb.fetch"]);
+    // The newest sessions fetch other documents than the search found.
+    await using store = openSqliteEventStore(join(dir, ".syn"));
+    await store.append(
+      corpus(30, { broken: 30 }).map((event) => ({
+        ...event,
+        event_id: `late-${event.event_id}`,
+        session_id: `late-${event.session_id}`,
+        ts: (event.ts as number) + 10_000_000,
+      })),
+    );
+    const validated = await syn(dir, ["validate", TOOL, "--json"]);
+    assert.equal(validated.code, 1);
+    const { status, validation } = JSON.parse(validated.stdout);
+    assert.equal(status, "DRAFT");
+    assert.equal(validation.wiring.held, 0);
+    assert.match(validation.reasons.join(), /mean similarity 0\.000 is below 0\.95/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("syn.jsonc: fewer replay sessions, exact_match, no approval step; too few sessions is an error", async () => {
+  const dir = await stateWith(corpus(4));
+  try {
+    await syn(dir, ["run", "--top", "1"]);
+    const tooFew = await syn(dir, ["validate", TOOL]);
+    assert.equal(tooFew.code, 1);
+    assert.match(tooFew.stderr, /only 4 session\(s\) contain the chain; validation needs 10/);
+    await Deno.writeTextFile(
+      join(dir, "syn.jsonc"),
+      `// replay what we have\n{"huginn": {"validation": {"min_replay_sessions": 3, "similarity_method": "exact_match",},\n "synthesis": {"require_approval": false}}}`,
+    );
+    const validated = await syn(dir, ["validate", TOOL, "--json"]);
+    assert.equal(validated.code, 0, validated.stderr);
+    const { status, validation } = JSON.parse(validated.stdout);
+    assert.equal(status, "PROMOTED");
+    assert.equal(validation.equivalence.method, "exact_match");
+    const bad = await syn(dir, ["validate", TOOL, "--config", "missing.jsonc"]);
+    assert.equal(bad.code, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("error parity: a failure the strategy does not cover fails validation", async () => {
+  const dir = await stateWith(corpus(12, { failures: 1 }));
+  try {
+    await using store = openSqliteEventStore(join(dir, ".syn"));
+    await syn(dir, ["run", "kb.search>kb.fetch"]);
+    const entry = JSON.parse(
+      await Deno.readTextFile(join(dir, ".syn", "synthesized", `${TOOL}.json`)),
+    );
+    assert.deepEqual(entry.tool.error_strategy.retry_policy, [
+      { step: 1, max_retries: 2, backoff_ms: 1000, backoff_factor: 2 },
+    ]);
+    const config = parseSynthesizeConfig("{}", "x").validation;
+    const covered = await validateByReplay(store, entry.tool, config);
+    assert.equal(covered.error_parity, true);
+    const bare = { ...entry.tool, error_strategy: { default_behavior: "abort" } };
+    const uncovered = await validateByReplay(store, bare, config);
+    assert.equal(uncovered.error_parity, false);
+    assert.deepEqual(uncovered.unhandled_failures, [{
+      session_id: "s011",
+      step: 1,
+      outcome: "FAILURE",
+    }]);
+    assert.equal(uncovered.passed, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("syn.jsonc refuses unknown keys and wrong values, naming them", () => {
+  assert.throws(
+    () => parseSynthesizeConfig('{"validation": {"min_replay": 3}}', "syn.jsonc"),
+    /unknown key "validation\.min_replay"/,
+  );
+  assert.throws(
+    () => parseSynthesizeConfig('{"validation": {"similarity_method": "bleu"}}', "syn.jsonc"),
+    /similarity_method/,
+  );
+  assert.throws(
+    () => parseSynthesizeConfig('{"mining": {}}', "syn.jsonc"),
+    /unknown section "mining"/,
+  );
+  const config = parseSynthesizeConfig("/* all defaults */ {}", "syn.jsonc");
+  assert.equal(config.validation.equivalence_threshold, 0.95);
+  assert.equal(config.synthesis.max_parallel_steps, 3);
+});
+
+Deno.test("run and validate: usage errors exit 2", async () => {
+  const dir = await stateWith(corpus(3));
+  try {
+    for (
+      const [args, pattern] of [
+        [["run", "a>b"], /no mined chain a>b/],
+        [["run", "--engine", "openai"], /only the offline 'deterministic' synthesizer/],
+        [["validate"], /name the tool to validate/],
+        [["validate", "nope"], /no synthesized tool nope/],
+      ] as [string[], RegExp][]
+    ) {
+      const result = await syn(dir, args);
+      assert.equal(result.code, 2, args.join(" "));
+      assert.match(result.stderr, pattern);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
