@@ -13,7 +13,8 @@ import {
   type ProviderName,
   resolveModelConfig,
 } from "../llm/mod.ts";
-import { ToolSession } from "../tools/mod.ts";
+import { registerPromotedComposites } from "../synthesize/mod.ts";
+import { baselineRegistry, type ToolRegistry, ToolSession } from "../tools/mod.ts";
 import type { CliIo } from "./io.ts";
 
 /** `--engine` values; `auto` picks a provider whose key is set, else the template backend. */
@@ -64,6 +65,20 @@ export interface ChatEnvironment {
   grants: string[];
   shellAllow: string[];
   key?: string;
+  /** Where promoted composite tools are read from (synthesize's state folder). */
+  compositesDir: string;
+}
+
+/**
+ * The tools a chat session offers: the baseline tools and the promoted composites of the
+ * state folder whose steps are among them. Reading the registry writes nothing.
+ */
+export async function chatToolRegistry(
+  env: Pick<ChatEnvironment, "compositesDir">,
+): Promise<ToolRegistry> {
+  const registry = await baselineRegistry();
+  await registerPromotedComposites(registry, env.compositesDir);
+  return registry;
 }
 
 /** Opens a session with its tools, checkpoint store, memory and trace file. */
@@ -85,6 +100,7 @@ export async function openChatSession(
     }
     : undefined;
   const tools = await ToolSession.open({
+    registry: await chatToolRegistry(env),
     root: env.root,
     granted: env.grants,
     shellAllow: env.shellAllow,

@@ -17,6 +17,7 @@ import {
   type ChatEnvironment,
   chatModel,
   chatRoot,
+  chatToolRegistry,
   leaveRoot,
   openChatSession,
 } from "./_chat_backend.ts";
@@ -168,6 +169,7 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
       name.trim()
     ).filter(Boolean),
     key: io.env("SYN_CHAT_KEY") || undefined,
+    compositesDir: resolve(io.cwd, stateFlag || ".syn"),
   };
 }
 
@@ -333,8 +335,7 @@ async function slashCommand(
       await say(help.split("Commands in the REPL:\n")[1].split("\n\n")[0]);
       return false;
     case "/tools": {
-      const { baselineRegistry } = await import("../tools/mod.ts");
-      for (const tool of (await baselineRegistry()).list()) {
+      for (const tool of (await chatToolRegistry(env)).list()) {
         await say(`  ${tool.name}: ${tool.description}`);
       }
       return false;

@@ -115,3 +115,4 @@ export {
   SynthesizedRegistry,
   type ToolStatus,
 } from "./synthesized_registry.ts";
+export { type CompositeRegistration, registerPromotedComposites } from "./promoted_composites.ts";

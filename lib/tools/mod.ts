@@ -31,6 +31,14 @@ export { ToolFailure } from "./tool_failure.ts";
 export type { ToolContext, ToolDescriptor, ToolPolicy } from "./tool_descriptor.ts";
 export { argsValidator, ToolRegistry } from "./tool_registry.ts";
 export { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
+export {
+  type CompositeDefinition,
+  compositeProblems,
+  compositeToolDescriptor,
+  type StepReport,
+  stepWaves,
+  wiredValue,
+} from "./composite_tool.ts";
 export { ToolSession, type ToolSessionOptions } from "./tool_session.ts";
 export {
   applyCapabilityAction,

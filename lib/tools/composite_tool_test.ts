@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import {
+  type CompositeDefinition,
+  compositeProblems,
+  compositeToolDescriptor,
+  stepWaves,
+  wiredValue,
+} from "./composite_tool.ts";
+import type { ToolContext } from "./tool_descriptor.ts";
+import type { ToolResult } from "./types.ts";
+
+const LIST_THEN_READ: CompositeDefinition = {
+  tool_id: "fs.list_dir-then-fs.read_text",
+  description: "list, then read the first file",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+  steps: [
+    { step_index: 0, tool_id: "fs.list_dir", inputs: { path: { constant: "." } } },
+    { step_index: 1, tool_id: "fs.read_text", inputs: { path: { wire: 0 } } },
+  ],
+  internal_wiring: [{ from_step: 0, from_key: "name", to_step: 1, to_key: "path" }],
+  error_strategy: { default_behavior: "abort" },
+};
+
+/** A context whose calls answer from `answers` (a function of tool, args and attempt). */
+function fakeContext(
+  answer: (tool: string, args: Record<string, unknown>, attempt: number) => Partial<ToolResult>,
+) {
+  const calls: { tool: string; args: Record<string, unknown> }[] = [];
+  const context = {
+    callTool(tool: string, args: Record<string, unknown>) {
+      calls.push({ tool, args });
+      const attempt = calls.filter((call) => call.tool === tool).length;
+      return Promise.resolve({
+        id: "x",
+        tool,
+        ok: true,
+        output: null,
+        error: null,
+        ...answer(tool, args, attempt),
+      });
+    },
+  } as unknown as ToolContext;
+  return { context, calls };
+}
+
+Deno.test("wiredValue(): first scalar under the key, list items, JSON text, or the whole text", () => {
+  const listing = { path: ".", entries: [{ name: "a.txt" }, { name: "b.txt" }] };
+  assert.equal(wiredValue(listing, "name"), "a.txt");
+  assert.equal(wiredValue({ reservations: ["R1", "R2"] }, "reservations"), "R1");
+  assert.equal(wiredValue('{"doc_id": "d7"}', "doc_id"), "d7");
+  assert.equal(wiredValue({ a: 1 }, "(text)"), '{"a":1}');
+  assert.equal(wiredValue({ a: { b: 1 } }, "missing"), undefined);
+});
+
+Deno.test("the composite runs its steps with constants and wired values, and reports each step", async () => {
+  const { context, calls } = fakeContext((tool) =>
+    tool === "fs.list_dir"
+      ? { output: { entries: [{ name: "notes.txt" }] } }
+      : { output: { path: "notes.txt", text: "hello" } }
+  );
+  const result = await compositeToolDescriptor(LIST_THEN_READ).run({}, context);
+  assert.deepEqual(calls, [
+    { tool: "fs.list_dir", args: { path: "." } },
+    { tool: "fs.read_text", args: { path: "notes.txt" } },
+  ]);
+  assert.deepEqual(result, {
+    output: { path: "notes.txt", text: "hello" },
+    steps: [
+      { step: 0, tool: "fs.list_dir", status: "ok", attempts: 1 },
+      { step: 1, tool: "fs.read_text", status: "ok", attempts: 1 },
+    ],
+  });
+});
+
+Deno.test("error strategy: retry then succeed, skip a step, abort with the step named", async () => {
+  const flaky = {
+    ...LIST_THEN_READ,
+    error_strategy: {
+      default_behavior: "abort" as const,
+      retry_policy: [{ step: 1, max_retries: 2, backoff_ms: 1, backoff_factor: 2 }],
+    },
+  };
+  const retried = fakeContext((tool, _args, attempt) =>
+    tool === "fs.read_text" && attempt < 3
+      ? { ok: false, error: { code: "io_error", message: "busy" } }
+      : { output: { entries: [{ name: "n" }] } }
+  );
+  const done = await compositeToolDescriptor(flaky).run({}, retried.context) as {
+    steps: { attempts: number }[];
+  };
+  assert.equal(done.steps[1].attempts, 3);
+
+  const failing = fakeContext((tool) =>
+    tool === "fs.list_dir"
+      ? { ok: false, error: { code: "not_found", message: "no such folder" } }
+      : {}
+  );
+  await assert.rejects(
+    compositeToolDescriptor(LIST_THEN_READ).run({}, failing.context),
+    /step 0 \(fs\.list_dir\) failed after 1 attempt\(s\): not_found: no such folder/,
+  );
+  assert.equal(failing.calls.length, 1, "nothing after an abort");
+
+  const skipping = {
+    ...LIST_THEN_READ,
+    error_strategy: {
+      default_behavior: "abort" as const,
+      fallback_steps: [{ step: 0, behavior: "skip" as const }],
+    },
+  };
+  const skipped = fakeContext(() => ({ ok: false, error: { code: "io_error", message: "x" } }));
+  const partial = await compositeToolDescriptor(skipping).run({}, skipped.context) as {
+    output: unknown;
+    steps: { status: string }[];
+  };
+  assert.deepEqual(partial.steps.map((step) => step.status), ["skipped", "skipped"]);
+  assert.equal(partial.output, null);
+});
+
+Deno.test("waves: wired steps wait, declared-parallel independent steps start together", () => {
+  const three: CompositeDefinition = {
+    ...LIST_THEN_READ,
+    steps: [
+      { step_index: 0, tool_id: "a", inputs: {}, parallelizable_with: [1] },
+      { step_index: 1, tool_id: "b", inputs: {}, parallelizable_with: [0] },
+      { step_index: 2, tool_id: "c", inputs: { x: { wire: 0 } } },
+    ],
+    internal_wiring: [{ from_step: 0, from_key: "x", to_step: 2, to_key: "x" }],
+  };
+  assert.deepEqual(stepWaves(three), [[0, 1], [2]]);
+  assert.deepEqual(stepWaves(LIST_THEN_READ), [[0], [1]]);
+  assert.deepEqual(
+    compositeProblems({
+      ...three,
+      steps: [...three.steps.slice(0, 2), { ...three.steps[2], condition: "x > 1" }],
+    }, () => true),
+    ["step 2: conditions are not run by composites"],
+  );
+  assert.deepEqual(compositeProblems(LIST_THEN_READ, (tool) => tool === "fs.list_dir"), [
+    "step 1: fs.read_text is not a tool here",
+  ]);
+});
