@@ -42,7 +42,7 @@ Deno.test("syn synthesize --help teaches the formats, the store and idempotency"
 
 Deno.test("syn synthesize: usage errors exit 2 with a one-line hint", async () => {
   const cases: [string[], RegExp][] = [
-    [[], /say which step to run: ingest/],
+    [[], /no events in sqlite .*: give --ingest FILE or run 'syn synthesize ingest'/],
     [["mine-everything"], /unknown synthesize subcommand: mine-everything/],
     [["ingest"], /name the files or folders to ingest/],
     [
@@ -52,8 +52,9 @@ Deno.test("syn synthesize: usage errors exit 2 with a one-line hint", async () =
     [["ingest", "-", "-"], /'-' \(standard input\) can be given once/],
     [["ingest", "--bogus", "a.jsonl"], /Unknown option '--bogus'/],
   ];
+  using dir = workDir();
   for (const [args, pattern] of cases) {
-    const result = await syn(args);
+    const result = await syn(args, { cwd: dir.path });
     assert.equal(result.code, 2, args.join(" "));
     assert.match(result.stderr, pattern);
     assert.match(result.stderr, /see 'syn synthesize --help'\n$/);

@@ -216,3 +216,45 @@ Deno.test("run and validate: usage errors exit 2", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("syn synthesize alone runs the pipeline; report counts the calls the composites save", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_synth_pipe_" });
+  try {
+    const events = join(dir, "events.jsonl");
+    await Deno.writeTextFile(
+      events,
+      corpus(12).map((event) => {
+        const { ts_ms: _ms, ...line } = event;
+        return JSON.stringify(line);
+      }).join("\n") + "\n",
+    );
+    await Deno.writeTextFile(join(dir, "syn.jsonc"), '{"synthesis": {"require_approval": false}}');
+    const io = fakeIo({ cwd: dir });
+    const code = await runCli(["synthesize", "--ingest", events, "--json"], io, COMMANDS);
+    assert.equal(code, 0, io.err());
+    for (
+      const stage of [
+        "ingest: 1 input",
+        "mine: 12 sessions",
+        "synthesize: 1 tool",
+        "validate: kb.search-then-kb.fetch: PROMOTED",
+      ]
+    ) {
+      assert.ok(io.err().includes(`synthesize: ${stage}`), `${stage} in ${io.err()}`);
+    }
+    assert.deepEqual(JSON.parse(io.out()).tools.map((t: { status: string }) => t.status), [
+      "PROMOTED",
+    ]);
+    const report = await syn(dir, ["report", "--json"]);
+    assert.equal(report.code, 0, report.stderr);
+    const numbers = JSON.parse(report.stdout);
+    assert.equal(numbers.calls, 24);
+    assert.equal(numbers.calls_saved, 12, "one call saved per two-call chain");
+    assert.equal(numbers.share_saved, 0.5);
+    assert.deepEqual(numbers.rows[0].sessions, 12);
+    const text = await syn(dir, ["report"]);
+    assert.match(text.stdout, /total: 12 of 24 tool calls and as many LLM round trips \(50\.0 %\)/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { SynError, UsageError } from "../core/mod.ts";
 import {
   checkSynthesizedTool,
+  type EventStore,
   InsufficientDataError,
   loadSynthesizeConfig,
   mineChains,
@@ -10,6 +11,7 @@ import {
   openEventStore,
   type RegistryEntry,
   retrieveSamples,
+  savingsReport,
   SynthesisError,
   type SynthesizeConfig,
   synthesizeDeterministic,
@@ -50,6 +52,49 @@ function pickChains(chains: MinedChain[], named: string | undefined, top: number
   return [found];
 }
 
+/** Writes, checks and stores (as DRAFT) a composite for each chain. */
+export async function synthesizeChains(
+  store: EventStore,
+  registry: SynthesizedRegistry,
+  chains: readonly MinedChain[],
+  config: SynthesizeConfig,
+): Promise<RegistryEntry[]> {
+  const written: RegistryEntry[] = [];
+  for (const chain of chains) {
+    const samples = await retrieveSamples(store, chain);
+    const tool = synthesizeDeterministic(chain, samples, {
+      maxParallelSteps: config.synthesis.max_parallel_steps,
+    });
+    const problems = await checkSynthesizedTool(tool, chain.tools);
+    if (problems.length) {
+      throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);
+    }
+    written.push(await registry.saveDraft(tool, "deterministic"));
+  }
+  return written;
+}
+
+/** Validates a stored tool and moves it on; `undefined` when too few sessions hold its chain. */
+export async function validateStored(
+  store: EventStore,
+  registry: SynthesizedRegistry,
+  entry: RegistryEntry,
+  config: SynthesizeConfig,
+): Promise<{ result: ValidationResult; status: string } | { insufficient: string }> {
+  try {
+    const result = await validateByReplay(store, entry.tool, config.validation);
+    const saved = await registry.recordValidation(
+      entry.tool.tool_id,
+      result,
+      config.synthesis.require_approval,
+    );
+    return { result, status: saved.status };
+  } catch (error) {
+    if (error instanceof InsufficientDataError) return { insufficient: error.message };
+    throw error;
+  }
+}
+
 /** `syn synthesize run`: writes a composite tool for chains, checked, stored as DRAFT. */
 export async function runSynthesis(
   args: string[],
@@ -88,21 +133,12 @@ export async function runSynthesis(
     top,
   );
   const registry = new SynthesizedRegistry(stateDir);
-  const written: RegistryEntry[] = [];
-  for (const chain of chains) {
-    const samples = await retrieveSamples(store, chain);
-    const tool = synthesizeDeterministic(chain, samples, {
-      maxParallelSteps: config.synthesis.max_parallel_steps,
-    });
-    const problems = await checkSynthesizedTool(tool, chain.tools);
-    if (problems.length) {
-      throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);
-    }
-    written.push(await registry.saveDraft(tool, engine));
-    if (!values.json) {
+  const written = await synthesizeChains(store, registry, chains, config);
+  if (!values.json) {
+    for (const [index, entry] of written.entries()) {
       await io.stdout(
-        `DRAFT  ${tool.tool_id}  (${chain.chain}, ${samples.length} samples, ` +
-          `${tool.internal_wiring.length} wire(s))\n`,
+        `DRAFT  ${entry.tool.tool_id}  (${chains[index].chain}, ` +
+          `${entry.tool.internal_wiring.length} wire(s))\n`,
       );
     }
   }
@@ -151,23 +187,16 @@ export async function validateTool(
   const entry = await registry.get(positionals[0]);
   if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
   await using store = await openEventStore(stateDir, io.env);
-  let result: ValidationResult;
-  try {
-    result = await validateByReplay(store, entry.tool, config.validation);
-  } catch (error) {
-    if (!(error instanceof InsufficientDataError)) throw error;
-    await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${error.message}\n`);
+  const outcome = await validateStored(store, registry, entry, config);
+  if ("insufficient" in outcome) {
+    await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${outcome.insufficient}\n`);
     return EXIT.failure;
   }
-  const saved = await registry.recordValidation(
-    entry.tool.tool_id,
-    result,
-    config.synthesis.require_approval,
-  );
+  const { result, status } = outcome;
   await io.stdout(
     values.json
-      ? `${JSON.stringify({ status: saved.status, validation: result }, null, 2)}\n`
-      : describeValidation(result, saved.status),
+      ? `${JSON.stringify({ status, validation: result }, null, 2)}\n`
+      : describeValidation(result, status),
   );
   return result.passed ? EXIT.ok : EXIT.failure;
 }
@@ -232,6 +261,132 @@ export async function listTools(
         entry.tool.source_chain.tools.join(">")
       }; ${validation})\n`,
     );
+  }
+  return EXIT.ok;
+}
+
+/** `syn synthesize report`: calls and LLM round trips the composites would have saved. */
+export async function reportSavings(
+  args: string[],
+  io: CliIo,
+  helpers: SynthesizeHelpers,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize report", args, {
+    ...COMMON,
+    "include-testing": { type: "boolean" },
+  });
+  if (values.help) return await io.stdout(helpers.help), EXIT.ok;
+  if (positionals.length) {
+    throw new UsageError(`unexpected argument: ${helpers.printable(positionals[0])}`);
+  }
+  const stateDir = helpers.stateDirectory(io, values["state-dir"]);
+  const wanted = values["include-testing"] ? ["PROMOTED", "TESTING"] : ["PROMOTED"];
+  const tools = (await new SynthesizedRegistry(stateDir).list())
+    .filter((entry) => wanted.includes(entry.status))
+    .map((entry) => ({ tool_id: entry.tool.tool_id, chain: entry.tool.source_chain.tools }));
+  await using store = await openEventStore(stateDir, io.env);
+  const sessions: MiningSession[] = [];
+  for await (const session of store.scanSessions()) sessions.push(session);
+  const report = savingsReport(sessions, tools);
+  if (values.json) {
+    await io.stdout(
+      `${JSON.stringify({ store: store.location, statuses: wanted, ...report }, null, 2)}\n`,
+    );
+    return EXIT.ok;
+  }
+  const lines = [
+    `${tools.length} composite(s) (${
+      wanted.join(", ")
+    }) on ${report.sessions} sessions, ${report.calls} tool calls`,
+    ...report.rows.map((row) =>
+      `  ${String(row.calls_saved).padStart(6)} calls saved  ${
+        String(row.occurrences).padStart(5)
+      } runs in ${String(row.sessions).padStart(5)} sessions  ${row.tool_id}`
+    ),
+    `total: ${report.calls_saved} of ${report.calls} tool calls and as many LLM round trips ` +
+    `(${(report.share_saved * 100).toFixed(1)} %)`,
+    "",
+  ];
+  await io.stdout(lines.join("\n"));
+  return EXIT.ok;
+}
+
+/**
+ * `syn synthesize` alone: ingest (the `--ingest` inputs, if any) → mine → synthesize the
+ * top chains → validate each → TESTING or PROMOTED (or DRAFT), a progress line per stage
+ * on stderr and a summary.
+ */
+export async function runPipeline(
+  args: string[],
+  io: CliIo,
+  helpers: SynthesizeHelpers & {
+    ingest(args: string[], io: CliIo): Promise<number>;
+  },
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs("synthesize", args, {
+    ...COMMON,
+    ingest: { type: "string", multiple: true },
+    format: { type: "string" },
+    top: { type: "string" },
+    "min-support": { type: "string" },
+  });
+  if (positionals.length) {
+    throw new UsageError(`unknown synthesize subcommand: ${helpers.printable(positionals[0])}`);
+  }
+  const top = numberFlag("top", values.top, { integer: true, min: 1, max: 1000 }) ?? 3;
+  const minSupport = numberFlag("min-support", values["min-support"], { min: 0, max: 1 }) ?? 0;
+  const stateDir = helpers.stateDirectory(io, values["state-dir"]);
+  const config = await configOf(io, values.config);
+  const stage = (line: string) => io.stderr(`synthesize: ${line}\n`);
+  if (values.ingest?.length) {
+    const ingestArgs = [...values.ingest, "--state-dir", stateDir, "--json"];
+    if (values.format) ingestArgs.push("--format", values.format);
+    const quiet = { ...io, stdout: () => {} };
+    const code = await helpers.ingest(ingestArgs, quiet);
+    await stage(`ingest: ${values.ingest.length} input(s)${code ? " (some lines were bad)" : ""}`);
+  }
+  await using store = await openEventStore(stateDir, io.env);
+  const sessions: MiningSession[] = [];
+  for await (const session of store.scanSessions()) sessions.push(session);
+  if (!sessions.length) {
+    throw new UsageError(
+      `no events in ${store.location}: give --ingest FILE or run 'syn synthesize ingest'`,
+    );
+  }
+  const chains = pickChains(mineChains(sessions, { minSupport, minLength: 2 }), undefined, top);
+  await stage(`mine: ${sessions.length} sessions, ${chains.length} chain(s) taken`);
+  const registry = new SynthesizedRegistry(stateDir);
+  const written = await synthesizeChains(store, registry, chains, config);
+  await stage(`synthesize: ${written.length} tool(s) written`);
+  const summary: { tool_id: string; status: string; passed: boolean; reason: string | null }[] = [];
+  for (const entry of written) {
+    const outcome = await validateStored(store, registry, entry, config);
+    const row = "insufficient" in outcome
+      ? {
+        tool_id: entry.tool.tool_id,
+        status: "DRAFT",
+        passed: false,
+        reason: outcome.insufficient,
+      }
+      : {
+        tool_id: entry.tool.tool_id,
+        status: outcome.status,
+        passed: outcome.result.passed,
+        reason: outcome.result.reasons.join("; ") || null,
+      };
+    summary.push(row);
+    await stage(`validate: ${row.tool_id}: ${row.status}${row.reason ? ` (${row.reason})` : ""}`);
+  }
+  if (values.json) {
+    await io.stdout(`${JSON.stringify({ store: store.location, tools: summary }, null, 2)}\n`);
+  } else {
+    const counts = ["PROMOTED", "TESTING", "DRAFT"].map((status) =>
+      `${summary.filter((row) => row.status === status).length} ${status}`
+    );
+    await io.stdout(`${summary.length} tool(s): ${counts.join(", ")}\n`);
+    if (summary.some((row) => row.status === "TESTING")) {
+      await io.stdout("approve with: syn synthesize approve <tool-id> --promote\n");
+    }
   }
   return EXIT.ok;
 }

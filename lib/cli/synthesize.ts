@@ -12,13 +12,22 @@ import {
 } from "../synthesize/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { mine } from "./_synthesize_mine.ts";
-import { approveTool, listTools, runSynthesis, validateTool } from "./_synthesize_tools.ts";
+import {
+  approveTool,
+  listTools,
+  reportSavings,
+  runPipeline,
+  runSynthesis,
+  validateTool,
+} from "./_synthesize_tools.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
 into composite tools
 
 Usage:
+  syn synthesize [--ingest FILE]... [--format F] [--top 3] [--min-support S]
+                 [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize ingest <file|dir|->... [--format F] [--state-dir DIR] [--json]
   syn synthesize mine [--min-support S] [--min-length 2] [--max-length 6] [--top 20]
                       [--collapse-repeats] [--state-dir DIR] [--json]
@@ -27,6 +36,12 @@ Usage:
   syn synthesize validate <tool-id> [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize approve <tool-id> --promote [--state-dir DIR] [--json]
   syn synthesize list [--state-dir DIR] [--json]
+  syn synthesize report [--include-testing] [--state-dir DIR] [--json]
+
+With no subcommand: the whole pipeline — ingest the --ingest inputs (if any), mine,
+write a tool for each of the top chains, validate each; a tool that passes becomes
+TESTING (PROMOTED when require_approval is false), one that fails or lacks sessions
+stays DRAFT. A progress line per stage goes to stderr, the summary to stdout.
 
 Subcommands:
   ingest    read recorded tool calls into the event store (the input of everything else)
@@ -38,6 +53,8 @@ Subcommands:
             passing tool becomes TESTING (PROMOTED when require_approval is false)
   approve   --promote a TESTING tool (a DRAFT is refused with the reason)
   list      every synthesized tool with its status
+  report    on the stored sessions, the tool calls (and LLM round trips) the PROMOTED
+            composites would have saved: a chain of k calls run as one saves k - 1
 
 Configuration: syn.jsonc in the current folder (or --config FILE), JSON with comments,
 with the keys of the synthesis spec and its defaults:
@@ -118,13 +135,16 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   validate: (args, io) => validateTool(args, io, { help, stateDirectory, printable }),
   approve: (args, io) => approveTool(args, io, { help, stateDirectory, printable }),
   list: (args, io) => listTools(args, io, { help, stateDirectory, printable }),
+  report: (args, io) => reportSavings(args, io, { help, stateDirectory, printable }),
 };
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   const names = Object.keys(SUBCOMMANDS).join(", ");
-  if (sub === undefined) throw new UsageError(`say which step to run: ${names}`);
   if (sub === "--help" || sub === "-h") return await io.stdout(help), EXIT.ok;
+  if (sub === undefined || sub.startsWith("-")) {
+    return await runPipeline(args, io, { help, stateDirectory, printable, ingest });
+  }
   const command = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (!command) {
     throw new UsageError(`unknown synthesize subcommand: ${printable(sub)} (say ${names})`);

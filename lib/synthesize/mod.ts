@@ -116,3 +116,4 @@ export {
   type ToolStatus,
 } from "./synthesized_registry.ts";
 export { type CompositeRegistration, registerPromotedComposites } from "./promoted_composites.ts";
+export { type SavingsReport, savingsReport, type SavingsRow } from "./savings_report.ts";
