@@ -113,3 +113,63 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "validate --execute runs the composite in the sandbox on the recorded inputs and reports both scores",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn_exec_" }));
+    try {
+      const root = join(dir, "project");
+      await Deno.mkdir(root);
+      await Deno.writeTextFile(join(root, "readme.txt"), "how to build the project");
+      const lines: string[] = [];
+      for (let index = 0; index < 3; index++) {
+        const session = await ToolSession.open({
+          root,
+          sessionId: `work-${index}`,
+          trace: (event: ToolTraceEvent) => void lines.push(JSON.stringify(event)),
+        });
+        await session.call({ id: "a", tool: "fs.list_dir", args: { path: "." } });
+        await session.call({ id: "b", tool: "fs.read_text", args: { path: "readme.txt" } });
+        await session.close();
+      }
+      await Deno.writeTextFile(join(dir, "trace.jsonl"), lines.join("\n") + "\n");
+      await Deno.writeTextFile(
+        join(dir, "syn.jsonc"),
+        '{"validation": {"min_replay_sessions": 3}}',
+      );
+      assert.equal((await syn(dir, ["synthesize", "ingest", "trace.jsonl"])).code, 0);
+      assert.equal((await syn(dir, ["synthesize", "run", "--top", "1"])).code, 0);
+      const same = await syn(dir, [
+        "synthesize",
+        "validate",
+        TOOL,
+        "--execute",
+        "--root",
+        root,
+        "--json",
+      ]);
+      assert.equal(same.code, 0, same.stdout + same.stderr);
+      const { validation } = JSON.parse(same.stdout);
+      assert.ok(validation.equivalence.mean_similarity > 0.999);
+      assert.deepEqual(validation.execution.failures, []);
+      assert.ok(validation.execution.mean_similarity > 0.999, JSON.stringify(validation.execution));
+
+      // The world changed since the sessions were recorded: replay still agrees, execution does not.
+      await Deno.writeTextFile(join(root, "readme.txt"), "an entirely different text now");
+      const changed = await syn(dir, ["synthesize", "validate", TOOL, "--execute", "--root", root]);
+      assert.equal(changed.code, 1);
+      assert.match(changed.stdout, /equivalence +mean 1\.000/);
+      assert.match(changed.stdout, /executed +mean 0\.\d+/);
+      assert.match(changed.stdout, /reason +executed: mean similarity/);
+      const refused = await syn(dir, ["synthesize", "validate", TOOL, "--execute"]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /give its --root DIR/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -203,7 +203,7 @@ Deno.test("run and validate: usage errors exit 2", async () => {
     for (
       const [args, pattern] of [
         [["run", "a>b"], /no mined chain a>b/],
-        [["run", "--engine", "openai"], /only the offline 'deterministic' synthesizer/],
+        [["run", "--engine", "bogus"], /--engine takes deterministic, openai, anthropic, gemini/],
         [["validate"], /name the tool to validate/],
         [["validate", "nope"], /no synthesized tool nope/],
       ] as [string[], RegExp][]
@@ -254,6 +254,106 @@ Deno.test("syn synthesize alone runs the pipeline; report counts the calls the c
     assert.deepEqual(numbers.rows[0].sessions, 12);
     const text = await syn(dir, ["report"]);
     assert.match(text.stdout, /total: 12 of 24 tool calls and as many LLM round trips \(50\.0 %\)/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A local server speaking OpenAI's chat completions wire, answering from a queue. */
+function openAiServer(answers: unknown[]) {
+  const requests: { messages: { role: string; content: string }[] }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    requests.push(await request.json());
+    const content = JSON.stringify(answers.shift() ?? {});
+    return Response.json({
+      id: "c1",
+      object: "chat.completion",
+      model: "gpt-test",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    requests,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+Deno.test("--engine openai: the spec's prompt, the five checks on the answer, one correction, then the tool", async () => {
+  const dir = await stateWith(corpus(6));
+  try {
+    const offline = await syn(dir, ["run", "kb.search>kb.fetch", "--json"]);
+    const good = JSON.parse(offline.stdout).tools[0].tool;
+    const bad = {
+      ...good,
+      steps: good.steps.map((step: { tool_id: string }, index: number) =>
+        index === 1 ? { ...step, tool_id: "kb.delete" } : step
+      ),
+    };
+    await using server = openAiServer([bad, good]);
+    const io = fakeIo({
+      cwd: dir,
+      env: {
+        LABS_EXTERNAL_LIVE: "1",
+        OPENAI_API_KEY: "sk-test-0000000000000000",
+        OPENAI_ENDPOINT: server.url,
+      },
+    });
+    const code = await runCli(
+      ["synthesize", "run", "kb.search>kb.fetch", "--engine", "openai", "--json"],
+      io,
+      COMMANDS,
+    );
+    assert.equal(code, 0, io.err());
+    const entry = JSON.parse(io.out()).tools[0];
+    assert.equal(entry.engine, "openai");
+    assert.deepEqual(entry.tool.steps.map((step: { tool_id: string }) => step.tool_id), [
+      "kb.search",
+      "kb.fetch",
+    ]);
+    assert.equal(server.requests.length, 2);
+    const first = server.requests[0].messages.at(-1)!.content;
+    assert.match(first, /^You are a tool composition engine\./);
+    assert.match(first, /Tools: kb\.search → kb\.fetch/);
+    assert.match(first, /- Step 0\.output\.doc_id → Step 1\.input\.doc_id/);
+    assert.match(first, /Step 1: kb\.fetch\n {2}Input: \{"doc_id": "doc-1005", "format": "md"\}/);
+    const second = server.requests[1].messages.at(-1)!.content;
+    assert.match(
+      second,
+      /^The previous response had validation errors:\n\/steps\/1\/tool_id: kb\.delete is not step 1/,
+    );
+
+    await using failing = openAiServer([bad, bad]);
+    const io2 = fakeIo({
+      cwd: dir,
+      env: {
+        LABS_EXTERNAL_LIVE: "1",
+        OPENAI_API_KEY: "sk-test-0000000000000000",
+        OPENAI_ENDPOINT: failing.url,
+      },
+    });
+    const refused = await runCli(
+      ["synthesize", "run", "kb.search>kb.fetch", "--engine", "openai"],
+      io2,
+      COMMANDS,
+    );
+    assert.notEqual(refused, 0);
+    assert.match(io2.err(), /fails its checks after 1 correction/);
+    assert.equal(failing.requests.length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--engine gemini without LABS_EXTERNAL_LIVE answers in mock mode with the offline tool", async () => {
+  const dir = await stateWith(corpus(6));
+  try {
+    const ran = await syn(dir, ["run", "kb.search>kb.fetch", "--engine", "gemini", "--json"]);
+    assert.equal(ran.code, 0, ran.stderr);
+    const entry = JSON.parse(ran.stdout).tools[0];
+    assert.equal(entry.engine, "gemini");
+    assert.deepEqual(entry.tool.internal_wiring[0].to_key, "doc_id");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

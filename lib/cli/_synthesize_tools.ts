@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
-import { SynError, UsageError } from "../core/mod.ts";
+import { errorMessage, SynError, UsageError } from "../core/mod.ts";
+import { createLanguageModel, type ProviderName, resolveModelConfig } from "../llm/mod.ts";
 import {
+  type ChainSample,
   checkSynthesizedTool,
   type EventStore,
   InsufficientDataError,
@@ -16,9 +18,18 @@ import {
   type SynthesizeConfig,
   synthesizeDeterministic,
   SynthesizedRegistry,
+  type SynthesizedTool,
+  synthesizeWithModel,
   validateByReplay,
   type ValidationResult,
 } from "../synthesize/mod.ts";
+import {
+  baselineRegistry,
+  compositeProblems,
+  compositeToolDescriptor,
+  type ToolResult,
+  ToolSession,
+} from "../tools/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -52,24 +63,68 @@ function pickChains(chains: MinedChain[], named: string | undefined, top: number
   return [found];
 }
 
+/** Who writes the tools: the offline synthesizer, or a provider through `lib/llm`. */
+export interface SynthesisEngine {
+  name: string;
+  write(chain: MinedChain, samples: ChainSample[]): Promise<SynthesizedTool>;
+}
+
+const PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
+
+/**
+ * The engine `--engine` names. A provider runs in mock mode (its canned answer is the
+ * offline synthesizer's tool) unless LABS_EXTERNAL_LIVE=1 and its key are set.
+ */
+export function synthesisEngine(
+  name: string,
+  io: CliIo,
+  config: SynthesizeConfig,
+  flags: { model?: string; endpoint?: string },
+): SynthesisEngine {
+  const maxParallelSteps = config.synthesis.max_parallel_steps;
+  const offline = async (chain: MinedChain, samples: ChainSample[]) => {
+    const tool = synthesizeDeterministic(chain, samples, { maxParallelSteps });
+    const problems = await checkSynthesizedTool(tool, chain.tools);
+    if (problems.length) {
+      throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);
+    }
+    return tool;
+  };
+  if (name === "deterministic") return { name, write: offline };
+  if (!(PROVIDERS as readonly string[]).includes(name)) {
+    throw new UsageError(`--engine takes deterministic, ${PROVIDERS.join(", ")}: ${name}`);
+  }
+  let modelConfig;
+  try {
+    modelConfig = resolveModelConfig(name as ProviderName, { env: io.env, flags });
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  return {
+    name,
+    write: (chain, samples) => {
+      const model = createLanguageModel(modelConfig, {
+        mock: () => synthesizeDeterministic(chain, samples, { maxParallelSteps }),
+      });
+      return synthesizeWithModel(model, chain, samples, {
+        maxParallelSteps,
+        maxRetriesOnInvalid: config.synthesis.max_retries_on_invalid,
+      });
+    },
+  };
+}
+
 /** Writes, checks and stores (as DRAFT) a composite for each chain. */
 export async function synthesizeChains(
   store: EventStore,
   registry: SynthesizedRegistry,
   chains: readonly MinedChain[],
-  config: SynthesizeConfig,
+  engine: SynthesisEngine,
 ): Promise<RegistryEntry[]> {
   const written: RegistryEntry[] = [];
   for (const chain of chains) {
     const samples = await retrieveSamples(store, chain);
-    const tool = synthesizeDeterministic(chain, samples, {
-      maxParallelSteps: config.synthesis.max_parallel_steps,
-    });
-    const problems = await checkSynthesizedTool(tool, chain.tools);
-    if (problems.length) {
-      throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);
-    }
-    written.push(await registry.saveDraft(tool, "deterministic"));
+    written.push(await registry.saveDraft(await engine.write(chain, samples), engine.name));
   }
   return written;
 }
@@ -80,9 +135,10 @@ export async function validateStored(
   registry: SynthesizedRegistry,
   entry: RegistryEntry,
   config: SynthesizeConfig,
+  execute?: (args: Record<string, unknown>) => Promise<ToolResult>,
 ): Promise<{ result: ValidationResult; status: string } | { insufficient: string }> {
   try {
-    const result = await validateByReplay(store, entry.tool, config.validation);
+    const result = await validateByReplay(store, entry.tool, config.validation, Date.now, execute);
     const saved = await registry.recordValidation(
       entry.tool.tool_id,
       result,
@@ -105,20 +161,18 @@ export async function runSynthesis(
     ...COMMON,
     top: { type: "string" },
     engine: { type: "string" },
+    model: { type: "string" },
+    endpoint: { type: "string" },
     "min-support": { type: "string" },
   });
   if (values.help) return await io.stdout(helpers.help), EXIT.ok;
   if (positionals.length > 1) throw new UsageError("name one chain, or use --top N");
-  const engine = values.engine ?? "deterministic";
-  if (engine !== "deterministic") {
-    throw new UsageError(
-      `--engine ${
-        helpers.printable(engine)
-      }: only the offline 'deterministic' synthesizer is available in this version`,
-    );
-  }
   const top = numberFlag("top", values.top, { integer: true, min: 1, max: 1000 }) ?? 1;
   const config = await configOf(io, values.config);
+  const engine = synthesisEngine(values.engine ?? "deterministic", io, config, {
+    model: values.model,
+    endpoint: values.endpoint,
+  });
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
   await using store = await openEventStore(stateDir, io.env);
   const sessions: MiningSession[] = [];
@@ -133,7 +187,7 @@ export async function runSynthesis(
     top,
   );
   const registry = new SynthesizedRegistry(stateDir);
-  const written = await synthesizeChains(store, registry, chains, config);
+  const written = await synthesizeChains(store, registry, chains, engine);
   if (!values.json) {
     for (const [index, entry] of written.entries()) {
       await io.stdout(
@@ -162,6 +216,13 @@ function describeValidation(result: ValidationResult, status: string): string {
     `  latency       ${latency.composite_ms} ms vs ${latency.original_ms} ms recorded: ratio ${
       latency.ratio.toFixed(3)
     } (max ${latency.max})`,
+    ...(result.execution
+      ? [
+        `  executed      mean ${result.execution.mean_similarity.toFixed(3)}, min ${
+          result.execution.min_similarity.toFixed(3)
+        } over ${result.execution.sessions} runs in the sandbox (${result.execution.failures.length} failed)`,
+      ]
+      : []),
     `  error parity  ${
       result.error_parity ? "yes" : `no: ${result.unhandled_failures.length} unhandled failure(s)`
     }`,
@@ -170,16 +231,41 @@ function describeValidation(result: ValidationResult, status: string): string {
   ].join("\n");
 }
 
+/** A tool session in `root` that runs this (not yet promoted) composite, for `--execute`. */
+async function compositeExecutor(tool: SynthesizedTool, root: string, granted: string[]) {
+  const tools = await baselineRegistry();
+  const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined);
+  if (problems.length) {
+    throw new UsageError(`cannot execute ${tool.tool_id}: ${problems.join("; ")}`);
+  }
+  const descriptor = compositeToolDescriptor(tool);
+  await tools.register(descriptor);
+  const session = await ToolSession.open({ root, registry: tools, granted });
+  return {
+    run: (args: Record<string, unknown>) =>
+      session.call({ id: crypto.randomUUID(), tool: descriptor.name, args }),
+    [Symbol.asyncDispose]: async () => await session.close(),
+  };
+}
+
 /** `syn synthesize validate <tool-id>`: replay, store the result, move the tool on. */
 export async function validateTool(
   args: string[],
   io: CliIo,
   helpers: SynthesizeHelpers,
 ): Promise<number> {
-  const { values, positionals } = parseCommandArgs("synthesize validate", args, COMMON);
+  const { values, positionals } = parseCommandArgs("synthesize validate", args, {
+    ...COMMON,
+    execute: { type: "boolean" },
+    root: { type: "string" },
+    grant: { type: "string", multiple: true },
+  });
   if (values.help) return await io.stdout(helpers.help), EXIT.ok;
   if (positionals.length !== 1) {
     throw new UsageError("name the tool to validate (see 'syn synthesize list')");
+  }
+  if (values.execute && !values.root) {
+    throw new UsageError("--execute runs the composite in the sandbox: give its --root DIR");
   }
   const config = await configOf(io, values.config);
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
@@ -187,7 +273,10 @@ export async function validateTool(
   const entry = await registry.get(positionals[0]);
   if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
   await using store = await openEventStore(stateDir, io.env);
-  const outcome = await validateStored(store, registry, entry, config);
+  await using executor = values.execute
+    ? await compositeExecutor(entry.tool, resolve(io.cwd, values.root!), values.grant ?? [])
+    : undefined;
+  const outcome = await validateStored(store, registry, entry, config, executor?.run);
   if ("insufficient" in outcome) {
     await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${outcome.insufficient}\n`);
     return EXIT.failure;
@@ -356,7 +445,8 @@ export async function runPipeline(
   const chains = pickChains(mineChains(sessions, { minSupport, minLength: 2 }), undefined, top);
   await stage(`mine: ${sessions.length} sessions, ${chains.length} chain(s) taken`);
   const registry = new SynthesizedRegistry(stateDir);
-  const written = await synthesizeChains(store, registry, chains, config);
+  const engine = synthesisEngine("deterministic", io, config, {});
+  const written = await synthesizeChains(store, registry, chains, engine);
   await stage(`synthesize: ${written.length} tool(s) written`);
   const summary: { tool_id: string; status: string; passed: boolean; reason: string | null }[] = [];
   for (const entry of written) {

@@ -31,8 +31,8 @@ Usage:
   syn synthesize ingest <file|dir|->... [--format F] [--state-dir DIR] [--json]
   syn synthesize mine [--min-support S] [--min-length 2] [--max-length 6] [--top 20]
                       [--collapse-repeats] [--state-dir DIR] [--json]
-  syn synthesize run [<chain> | --top N] [--engine deterministic] [--min-support S]
-                     [--config syn.jsonc] [--state-dir DIR] [--json]
+  syn synthesize run [<chain> | --top N] [--engine E] [--model ID] [--endpoint URL]
+                     [--min-support S] [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize validate <tool-id> [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize approve <tool-id> --promote [--state-dir DIR] [--json]
   syn synthesize list [--state-dir DIR] [--json]
@@ -47,7 +47,8 @@ Subcommands:
   ingest    read recorded tool calls into the event store (the input of everything else)
   mine      the chains of tool calls that recur across sessions
   run       write a composite tool for a chain (a>b, as mine prints it) or the top N:
-            parameter analysis, the five checks, stored as DRAFT in DIR/synthesized/
+            samples, parameter analysis, the five checks, stored as DRAFT in
+            DIR/synthesized/
   validate  replay the newest sessions holding the chain: wiring, projected output vs
             recorded (cosine_tfidf or exact_match), latency ratio, error parity; a
             passing tool becomes TESTING (PROMOTED when require_approval is false)
@@ -63,7 +64,12 @@ with the keys of the synthesis spec and its defaults:
     "validation": {"min_replay_sessions": 10, "equivalence_threshold": 0.95,
                    "max_latency_regression": 1.2, "similarity_method": "cosine_tfidf"},
     "llm": {"timeout_seconds": 120, "max_retries": 3, ...}}}
-Only the offline 'deterministic' synthesizer is available in this version.
+Engines for run: deterministic (default: offline, from the parameter analysis alone), or
+openai, anthropic, gemini, openai-compatible: the synthesis spec's prompt (Jinja), the
+SynthesizedTool schema as structured output, temperature 0, the five checks on the answer
+and max_retries_on_invalid corrections. A provider runs in mock mode (its canned answer is
+the offline tool) unless LABS_EXTERNAL_LIVE=1 and its key (OPENAI_API_KEY, ...) are set;
+OPENAI_ENDPOINT etc. and --endpoint/--model work as for 'syn generate'.
 
 mine counts contiguous runs of tool ids within each session. support = sessions
 containing the chain ÷ all sessions; confidence = support(chain) ÷ support(chain

@@ -45,8 +45,7 @@ export interface GenerateRequest {
   /** Name of the schema on the wire (OpenAI `json_schema.name`, Anthropic tool name). */
   schemaName?: string;
   /**
-   * Checks a parsed JSON answer instead of the built-in validator (which knows `type`,
-   * `properties`, `required`, `items`, `enum`, `const`, `additionalProperties`, bounds);
+   * Checks a parsed JSON answer instead of the schema itself (compiled by `lib/schema`);
    * returns one message per problem, empty when valid.
    */
   validateJson?: (value: unknown) => readonly string[];

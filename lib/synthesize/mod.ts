@@ -117,3 +117,16 @@ export {
 } from "./synthesized_registry.ts";
 export { type CompositeRegistration, registerPromotedComposites } from "./promoted_composites.ts";
 export { type SavingsReport, savingsReport, type SavingsRow } from "./savings_report.ts";
+export {
+  CORRECTION_TEMPLATE,
+  renderCorrectionPrompt,
+  renderSynthesisPrompt,
+  SYNTHESIS_TEMPLATE,
+} from "./synthesis_prompt.ts";
+export { type ModelSynthesisOptions, synthesizeWithModel } from "./synthesize_with_model.ts";
+export {
+  type ExecutionScore,
+  recordedArguments,
+  type RecordedRun,
+  validateByExecution,
+} from "./execution_validation.ts";

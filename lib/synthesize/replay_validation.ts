@@ -9,6 +9,8 @@ import { cosineTfidf } from "./cosine_tfidf.ts";
 import type { EventStore, SessionRange } from "./event_store.ts";
 import { stepGraphOf, type SynthesizedTool } from "./synthesized_tool.ts";
 import type { StoredToolEvent, ToolOutcome } from "./tool_event.ts";
+import type { ToolResult } from "../tools/mod.ts";
+import { type ExecutionScore, validateByExecution } from "./execution_validation.ts";
 
 /** The `validation` keys of the configuration, with the spec's defaults. */
 export interface ValidationConfig {
@@ -51,6 +53,8 @@ export interface ValidationResult {
   latency: { composite_ms: number; original_ms: number; ratio: number; max: number };
   error_parity: boolean;
   unhandled_failures: { session_id: string; step: number; outcome: ToolOutcome }[];
+  /** With execution: the composite run in the sandbox on the recorded inputs. */
+  execution?: ExecutionScore;
   validated_at: string;
 }
 
@@ -237,6 +241,7 @@ export async function validateByReplay(
   tool: SynthesizedTool,
   config: ValidationConfig,
   now: () => number = Date.now,
+  execute?: (args: Record<string, unknown>) => Promise<ToolResult>,
 ): Promise<ValidationResult> {
   const chain = tool.source_chain.tools;
   // A session whose wired values' sources were not recorded cannot be replayed offline.
@@ -260,6 +265,14 @@ export async function validateByReplay(
   const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
   const ratio = original === 0 ? 1 : composite / original;
   const unhandled = unhandledFailures(tool, sessions);
+  const execution = execute
+    ? await validateByExecution(
+      tool,
+      sessions,
+      execute,
+      (executed, recorded) => similarity(executed, recorded, config.similarity_method),
+    )
+    : undefined;
   const reasons = [
     ...(mean < config.equivalence_threshold
       ? [`mean similarity ${mean.toFixed(3)} is below ${config.equivalence_threshold}`]
@@ -268,6 +281,13 @@ export async function validateByReplay(
       ? [`latency ratio ${ratio.toFixed(3)} is above ${config.max_latency_regression}`]
       : []),
     ...(unhandled.length ? [`${unhandled.length} observed failure(s) have no strategy`] : []),
+    ...(execution && execution.mean_similarity < config.equivalence_threshold
+      ? [
+        `executed: mean similarity ${
+          execution.mean_similarity.toFixed(3)
+        } is below ${config.equivalence_threshold}`,
+      ]
+      : []),
   ];
   return {
     tool_id: tool.tool_id,
@@ -289,6 +309,7 @@ export async function validateByReplay(
     },
     error_parity: unhandled.length === 0,
     unhandled_failures: unhandled,
+    ...(execution ? { execution } : {}),
     validated_at: new Date(now()).toISOString(),
   };
 }

@@ -39,7 +39,7 @@ export {
   stepWaves,
   wiredValue,
 } from "./composite_tool.ts";
-export { ToolSession, type ToolSessionOptions } from "./tool_session.ts";
+export { outputSummary, ToolSession, type ToolSessionOptions } from "./tool_session.ts";
 export {
   applyCapabilityAction,
   type CapabilityActionResult,

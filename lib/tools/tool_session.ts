@@ -55,6 +55,15 @@ const GRACE_MS = 2_000;
 const SUMMARY_CHARS = 500;
 
 /**
+ * A tool output as a trace's `output_summary` holds it: its JSON, cut at 500 characters
+ * (with "…"). Replay compares executed outputs with recorded ones in this form.
+ */
+export function outputSummary(output: unknown): string {
+  const text = JSON.stringify(output) ?? "null";
+  return text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text;
+}
+
+/**
  * One agent session's tool layer: a registry, the session's capabilities, and a warm
  * sandbox holding exactly the permissions they imply (rebuilt when they change). `call`
  * runs one tool call — shape and argument checks, capability and path checks, the
@@ -253,9 +262,10 @@ export class ToolSession {
   }
 
   #summary(result: ToolResult): string {
-    const text = JSON.stringify(result.ok ? result.output : result.error) ?? "null";
-    const cut = text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text;
-    return redactText(cut, this.#options.secrets ?? []);
+    return redactText(
+      outputSummary(result.ok ? result.output : result.error),
+      this.#options.secrets ?? [],
+    );
   }
 
   async #emit(kind: "tool_start" | "tool_done", data: Record<string, unknown>): Promise<void> {

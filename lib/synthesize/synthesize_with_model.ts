@@ -1,0 +1,61 @@
+/**
+ * The live synthesizer: the spec's prompt to a language model (through `lib/llm`, asking for
+ * the `SynthesizedTool` schema as structured output, temperature 0), the five checks on
+ * its answer, one error-correction retry, then `SynthesisError`.
+ */
+import type { LanguageModel } from "../llm/mod.ts";
+import { analyzeParameters } from "./analyze_parameters.ts";
+import { renderCorrectionPrompt, renderSynthesisPrompt } from "./synthesis_prompt.ts";
+import type { ChainInfo, ChainSample } from "./synthesize_deterministic.ts";
+import {
+  checkSynthesizedTool,
+  SynthesisError,
+  SYNTHESIZED_TOOL_SCHEMA,
+  type SynthesizedTool,
+  withParallelism,
+} from "./synthesized_tool.ts";
+
+export interface ModelSynthesisOptions {
+  maxParallelSteps: number;
+  /** Corrections asked for after a failing answer (the spec's `max_retries_on_invalid`). */
+  maxRetriesOnInvalid: number;
+}
+
+export async function synthesizeWithModel(
+  model: LanguageModel,
+  chain: ChainInfo,
+  samples: readonly ChainSample[],
+  options: ModelSynthesisOptions,
+): Promise<SynthesizedTool> {
+  const analysis = analyzeParameters(samples.map((sample) => sample.tools));
+  const prompt = renderSynthesisPrompt(chain, analysis, samples, options.maxParallelSteps);
+  const messages: { role: "user" | "assistant"; content: string }[] = [];
+  let next = prompt;
+  let problems: string[] = [];
+  for (let attempt = 0; attempt <= options.maxRetriesOnInvalid; attempt++) {
+    const result = await model.generate({
+      messages: [...messages],
+      prompt: next,
+      jsonSchema: SYNTHESIZED_TOOL_SCHEMA,
+      schemaName: "SynthesizedTool",
+      temperature: 0,
+      // The five checks below say what is wrong; the model layer only wants an object.
+      validateJson: (value) =>
+        value !== null && typeof value === "object" && !Array.isArray(value)
+          ? []
+          : ["the answer must be a JSON object"],
+    });
+    problems = await checkSynthesizedTool(result.json, chain.tools);
+    if (!problems.length) {
+      return withParallelism(result.json as SynthesizedTool, options.maxParallelSteps);
+    }
+    messages.push({ role: "user", content: next }, { role: "assistant", content: result.text });
+    next = renderCorrectionPrompt(problems);
+  }
+  throw new SynthesisError(
+    `${
+      chain.tools.join(">")
+    }: the model's tool fails its checks after ${options.maxRetriesOnInvalid} correction(s)`,
+    problems,
+  );
+}
