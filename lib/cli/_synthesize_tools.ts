@@ -11,6 +11,7 @@ import {
   type MinedChain,
   type MiningSession,
   openEventStore,
+  parseCondition,
   type RegistryEntry,
   retrieveSamples,
   savingsReport,
@@ -234,11 +235,11 @@ function describeValidation(result: ValidationResult, status: string): string {
 /** A tool session in `root` that runs this (not yet promoted) composite, for `--execute`. */
 async function compositeExecutor(tool: SynthesizedTool, root: string, granted: string[]) {
   const tools = await baselineRegistry();
-  const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined);
+  const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined, parseCondition);
   if (problems.length) {
     throw new UsageError(`cannot execute ${tool.tool_id}: ${problems.join("; ")}`);
   }
-  const descriptor = compositeToolDescriptor(tool);
+  const descriptor = compositeToolDescriptor(tool, parseCondition);
   await tools.register(descriptor);
   const session = await ToolSession.open({ root, registry: tools, granted });
   return {

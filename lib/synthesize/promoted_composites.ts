@@ -5,6 +5,7 @@
  * system's traces) is left out, with the reason.
  */
 import { compositeProblems, compositeToolDescriptor, type ToolRegistry } from "../tools/mod.ts";
+import { parseCondition } from "./condition_expression.ts";
 import { SynthesizedRegistry } from "./synthesized_registry.ts";
 
 export interface CompositeRegistration {
@@ -18,12 +19,13 @@ export async function registerPromotedComposites(
 ): Promise<CompositeRegistration> {
   const report: CompositeRegistration = { registered: [], skipped: [] };
   for (const tool of await new SynthesizedRegistry(stateDir).promoted()) {
-    const problems = compositeProblems(tool, (name) => registry.get(name) !== undefined);
+    const known = (name: string) => registry.get(name) !== undefined;
+    const problems = compositeProblems(tool, known, parseCondition);
     if (problems.length) {
       report.skipped.push({ tool_id: tool.tool_id, problems });
       continue;
     }
-    const descriptor = compositeToolDescriptor(tool);
+    const descriptor = compositeToolDescriptor(tool, parseCondition);
     if (registry.get(descriptor.name)) continue;
     await registry.register(descriptor);
     report.registered.push(descriptor.name);

@@ -101,18 +101,32 @@ export function stepWaves(definition: CompositeDefinition): number[][] {
   return waves;
 }
 
-/** Checks a definition before it becomes a tool: known step tools, no conditions. */
+/**
+ * Parses a step condition into a test over `{args, step0: {ok, output}, …}` (the
+ * synthesize layer gives its safe parser; without one, conditions are refused).
+ */
+export type ConditionParser = (text: string) => (context: Record<string, unknown>) => boolean;
+
+/** Checks a definition before it becomes a tool: known step tools, conditions that parse. */
 export function compositeProblems(
   definition: CompositeDefinition,
   known: (tool: string) => boolean,
+  parseCondition?: ConditionParser,
 ): string[] {
   const problems: string[] = [];
   for (const step of definition.steps) {
     if (!known(step.tool_id)) {
       problems.push(`step ${step.step_index}: ${step.tool_id} is not a tool here`);
     }
-    if (step.condition) {
-      problems.push(`step ${step.step_index}: conditions are not run by composites`);
+    if (!step.condition) continue;
+    if (!parseCondition) {
+      problems.push(`step ${step.step_index}: conditions need a condition parser`);
+      continue;
+    }
+    try {
+      parseCondition(step.condition);
+    } catch (error) {
+      problems.push(`step ${step.step_index}: ${(error as Error).message}`);
     }
   }
   try {
@@ -127,8 +141,25 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The descriptor of a composite tool; its steps are called through `context.callTool`. */
-export function compositeToolDescriptor(definition: CompositeDefinition): ToolDescriptor {
+/**
+ * The descriptor of a composite tool; its steps are called through `context.callTool`. A
+ * step with a condition runs only when it holds over the arguments and the earlier steps.
+ */
+export function compositeToolDescriptor(
+  definition: CompositeDefinition,
+  parseCondition?: ConditionParser,
+): ToolDescriptor {
+  const conditions = new Map<number, (context: Record<string, unknown>) => boolean>();
+  for (const step of definition.steps) {
+    if (!step.condition) continue;
+    if (!parseCondition) {
+      throw new ToolFailure(
+        "invalid_args",
+        `step ${step.step_index} has a condition and no parser`,
+      );
+    }
+    conditions.set(step.step_index, parseCondition(step.condition));
+  }
   const strategy = definition.error_strategy;
   const retriesOf = (step: number) =>
     strategy.retry_policy?.find((rule) => rule.step === step) ??
@@ -150,6 +181,21 @@ export function compositeToolDescriptor(definition: CompositeDefinition): ToolDe
       const reports: StepReport[] = [];
       const runStep = async (index: number) => {
         const step = definition.steps[index];
+        const condition = conditions.get(index);
+        if (condition) {
+          const view: Record<string, unknown> = { args };
+          for (const [at, output] of outputs) view[`step${at}`] = { ok: true, output };
+          if (!condition(view)) {
+            reports[index] = {
+              step: index,
+              tool: step.tool_id,
+              status: "skipped",
+              attempts: 0,
+              error: "condition is false",
+            };
+            return;
+          }
+        }
         const inputs: Record<string, unknown> = {};
         for (const [key, source] of Object.entries(step.inputs)) {
           if ("parameter" in source) {

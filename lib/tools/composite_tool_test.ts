@@ -3,6 +3,7 @@ import {
   type CompositeDefinition,
   compositeProblems,
   compositeToolDescriptor,
+  type StepReport,
   stepWaves,
   wiredValue,
 } from "./composite_tool.ts";
@@ -129,14 +130,63 @@ Deno.test("waves: wired steps wait, declared-parallel independent steps start to
   };
   assert.deepEqual(stepWaves(three), [[0, 1], [2]]);
   assert.deepEqual(stepWaves(LIST_THEN_READ), [[0], [1]]);
-  assert.deepEqual(
-    compositeProblems({
-      ...three,
-      steps: [...three.steps.slice(0, 2), { ...three.steps[2], condition: "x > 1" }],
-    }, () => true),
-    ["step 2: conditions are not run by composites"],
-  );
+  const conditional = {
+    ...three,
+    steps: [...three.steps.slice(0, 2), { ...three.steps[2], condition: "x > 1" }],
+  };
+  assert.deepEqual(compositeProblems(conditional, () => true), [
+    "step 2: conditions need a condition parser",
+  ]);
+  const parser = (text: string) => {
+    if (text.includes("(")) throw new Error("calls are not allowed");
+    return () => true;
+  };
+  assert.deepEqual(compositeProblems(conditional, () => true, parser), []);
+  const calling = {
+    ...three,
+    steps: [...three.steps.slice(0, 2), { ...three.steps[2], condition: "f()" }],
+  };
+  assert.deepEqual(compositeProblems(calling, () => true, parser), [
+    "step 2: calls are not allowed",
+  ]);
   assert.deepEqual(compositeProblems(LIST_THEN_READ, (tool) => tool === "fs.list_dir"), [
     "step 1: fs.read_text is not a tool here",
   ]);
+});
+
+Deno.test("a step with a condition runs only when it holds over the earlier outputs", async () => {
+  const guarded: CompositeDefinition = {
+    ...LIST_THEN_READ,
+    steps: [
+      LIST_THEN_READ.steps[0],
+      { ...LIST_THEN_READ.steps[1], condition: 'step0.output["total"] > 0' },
+    ],
+  };
+  // The synthesize layer gives its safe parser; here, one that reads this condition only.
+  const parseCondition = (text: string) => (context: Record<string, unknown>) => {
+    assert.equal(text, 'step0.output["total"] > 0');
+    const step0 = context.step0 as { output: { total: number } } | undefined;
+    return (step0?.output.total ?? 0) > 0;
+  };
+  const empty = fakeContext(() => ({ output: { entries: [], total: 0 } }));
+  const skipped = await compositeToolDescriptor(guarded, parseCondition).run({}, empty.context) as {
+    steps: StepReport[];
+  };
+  assert.deepEqual(skipped.steps[1], {
+    step: 1,
+    tool: "fs.read_text",
+    status: "skipped",
+    attempts: 0,
+    error: "condition is false",
+  });
+  assert.equal(empty.calls.length, 1);
+  const full = fakeContext((tool) =>
+    tool === "fs.list_dir"
+      ? { output: { entries: [{ name: "a" }], total: 1 } }
+      : { output: { text: "t" } }
+  );
+  const ran = await compositeToolDescriptor(guarded, parseCondition).run({}, full.context) as {
+    steps: StepReport[];
+  };
+  assert.equal(ran.steps[1].status, "ok");
 });

@@ -35,6 +35,7 @@ export {
   type CompositeDefinition,
   compositeProblems,
   compositeToolDescriptor,
+  type ConditionParser,
   type StepReport,
   stepWaves,
   wiredValue,

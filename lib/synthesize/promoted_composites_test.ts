@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { baselineRegistry } from "../tools/mod.ts";
+import { registerPromotedComposites } from "./promoted_composites.ts";
+import type { ValidationResult } from "./replay_validation.ts";
+import { SynthesizedRegistry } from "./synthesized_registry.ts";
+import type { SynthesizedTool } from "./synthesized_tool.ts";
+
+function tool(id: string, steps: [string, string | null][]): SynthesizedTool {
+  return {
+    tool_id: id,
+    description: "d",
+    source_chain: { tools: steps.map(([name]) => name) },
+    parameters: { type: "object", properties: {} },
+    steps: steps.map(([tool_id, condition], index) => ({
+      step_index: index,
+      tool_id,
+      inputs: { path: { constant: "." } },
+      condition,
+    })),
+    internal_wiring: [],
+    error_strategy: { default_behavior: "abort" },
+  };
+}
+
+const PASSED = { passed: true, reasons: [] } as unknown as ValidationResult;
+
+Deno.test("promoted composites join a registry; unknown steps and bad conditions are left out, with why", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const registry = new SynthesizedRegistry(dir);
+    const tools = [
+      tool("good", [["fs.list_dir", null], ["fs.list_dir", 'step0.output["total"] > 0']]),
+      tool("bad-condition", [["fs.list_dir", null], ["fs.list_dir", "len(step0) > 0"]]),
+      tool("elsewhere", [["get_user_details", null], ["fs.list_dir", null]]),
+      tool("draft", [["fs.list_dir", null], ["fs.list_dir", null]]),
+    ];
+    for (const item of tools) {
+      await registry.saveDraft(item, "deterministic");
+      if (item.tool_id !== "draft") await registry.recordValidation(item.tool_id, PASSED, false);
+    }
+    const target = await baselineRegistry();
+    const report = await registerPromotedComposites(target, dir);
+    assert.deepEqual(report.registered, ["composite.good"]);
+    assert.deepEqual(report.skipped.map((entry) => entry.tool_id), ["bad-condition", "elsewhere"]);
+    assert.match(report.skipped[0].problems.join(), /step 1: /);
+    assert.match(report.skipped[1].problems.join(), /get_user_details is not a tool here/);
+    assert.ok(target.get("composite.good"));
+    assert.equal(target.get("composite.draft"), undefined, "a DRAFT is never offered");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,69 @@
+/**
+ * The whole pipeline on the public corpora: `syn synthesize --ingest … --top 3` writes,
+ * validates and (without an approval step) promotes three composites, and `report` counts
+ * what they would save — the figures docs/synthesize.md publishes. Skipped, with a
+ * message, without `../shared`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { COMMANDS, runCli } from "../lib/cli/mod.ts";
+import { fakeIo } from "./fakes/cli_io.ts";
+import { sharedMissing, sharedPath } from "./fakes/shared.ts";
+
+const CORPORA = [
+  {
+    format: "taubench",
+    file: "conformance/agent-traces/tau-bench/sessions.jsonl",
+    sessions: 857,
+    calls: 2697,
+    saved: 239,
+  },
+  {
+    format: "bfcl",
+    file: "conformance/agent-traces/bfcl-multi-turn/sessions.jsonl",
+    sessions: 1000,
+    calls: 5886,
+    saved: 328,
+  },
+];
+
+for (const corpus of CORPORA) {
+  Deno.test({
+    name:
+      `syn synthesize on ${corpus.format}: three composites promoted, ${corpus.saved} calls saved`,
+    ignore: sharedMissing(corpus.file),
+    async fn() {
+      const dir = await Deno.makeTempDir({ prefix: `syn_corpus_${corpus.format}_` });
+      try {
+        await Deno.writeTextFile(
+          join(dir, "syn.jsonc"),
+          '{"synthesis": {"require_approval": false}}',
+        );
+        const io = fakeIo({ cwd: dir });
+        const args = [
+          "synthesize",
+          "--ingest",
+          sharedPath(corpus.file),
+          "--format",
+          corpus.format,
+          "--top",
+          "3",
+          "--json",
+        ];
+        assert.equal(await runCli(args, io, COMMANDS), 0, io.err());
+        const tools = JSON.parse(io.out()).tools as { status: string }[];
+        assert.deepEqual(tools.map((tool) => tool.status), ["PROMOTED", "PROMOTED", "PROMOTED"]);
+        const report = fakeIo({ cwd: dir });
+        assert.equal(await runCli(["synthesize", "report", "--json"], report, COMMANDS), 0);
+        const numbers = JSON.parse(report.out());
+        assert.deepEqual([numbers.sessions, numbers.calls, numbers.calls_saved], [
+          corpus.sessions,
+          corpus.calls,
+          corpus.saved,
+        ]);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  });
+}
