@@ -18,6 +18,8 @@ export const PROTOCOL_VERSION = "1.0.0";
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /** A socket whose unsent data passes this is closed (1013); the client resumes by sequence. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** How long a resume waits for a socket to drain before it gives up on the reader. */
+const REPLAY_STALL_MS = 30_000;
 const MAX_CONTENT_CHARS = 64 * 1024;
 
 type Role = "perturb" | "observe" | "chat";
@@ -33,6 +35,8 @@ export interface GatewayOptions {
   sessionTtlSeconds: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** Unsent bytes past which a socket is closed with 1013 (default `MAX_BUFFERED_BYTES`). */
+  maxBufferedBytes?: number;
 }
 
 interface Client {
@@ -57,6 +61,21 @@ export class ChatGateway {
   #sessions = new Map<string, Promise<LiveSession>>();
   #expired = new Set<string>();
   #sweeper: ReturnType<typeof setInterval>;
+  #slowClosed = 0;
+
+  /** Sockets closed (1013) because their reader fell more than the cap behind. */
+  get slowReadersClosed(): number {
+    return this.#slowClosed;
+  }
+
+  /** Resolves when a reply has ended (`false` if the session or reply is unknown). */
+  async replyFinished(sessionId: string, correlationId: string): Promise<boolean> {
+    const live = await this.#sessions.get(sessionId);
+    const reply = live?.session.reply(correlationId);
+    if (!reply) return false;
+    await reply.finished();
+    return true;
+  }
 
   constructor(options: GatewayOptions) {
     this.#options = options;
@@ -187,10 +206,54 @@ export class ChatGateway {
     return [...live.clients].filter((other) => other.role === "observe");
   }
 
+  /**
+   * Sends a reply's events after `afterSequence`, then follows it live. A resume may have
+   * megabytes buffered: those go out paced by the socket's drain (never more than half the
+   * cap queued), so a reader that keeps up is never closed for the size of its backlog; one
+   * that does not drain for `REPLAY_STALL_MS` is closed (1013) like a slow live reader.
+   */
   #subscribe(client: Client, reply: ReplyBuffer, afterSequence: number): void {
     client.subscriptions.get(reply.correlationId)?.();
-    const off = reply.subscribe((event) => this.#sendTo(client, event), afterSequence);
-    client.subscriptions.set(reply.correlationId, off);
+    let cancelled = false;
+    client.subscriptions.set(reply.correlationId, () => (cancelled = true));
+    void this.#replay(client, reply, afterSequence, () => cancelled).then((next) => {
+      if (next === undefined || cancelled) return;
+      const off = reply.subscribe((event) => this.#sendTo(client, event), next);
+      client.subscriptions.set(reply.correlationId, off);
+    });
+  }
+
+  /** The buffered events, paced; resolves to the last sequence sent (undefined: gave up). */
+  async #replay(
+    client: Client,
+    reply: ReplyBuffer,
+    afterSequence: number,
+    cancelled: () => boolean,
+  ): Promise<number | undefined> {
+    const socket = client.socket;
+    const cap = this.#options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+    let next = afterSequence;
+    while (next < reply.events.length) {
+      for (const event of reply.events.slice(next)) {
+        const since = Date.now();
+        while (socket.readyState === WebSocket.OPEN && socket.bufferedAmount > cap / 2) {
+          if (Date.now() - since > REPLAY_STALL_MS) {
+            this.#slowClosed++;
+            socket.close(1013, "reader too slow; reconnect and resume");
+            return undefined;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        if (cancelled() || socket.readyState !== WebSocket.OPEN) return undefined;
+        try {
+          socket.send(chatEventToJson(event));
+        } catch {
+          return undefined;
+        }
+        next = event.sequence;
+      }
+    }
+    return next;
   }
 
   #reject(live: LiveSession, client: Client, refusal: Refusal, correlationId: string): void {
@@ -207,8 +270,10 @@ export class ChatGateway {
   #sendTo(client: Client, event: ChatEvent): void {
     const socket = client.socket;
     if (socket.readyState !== WebSocket.OPEN) return;
-    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    if (socket.bufferedAmount > (this.#options.maxBufferedBytes ?? MAX_BUFFERED_BYTES)) {
       // A reader this slow would make us hold its backlog twice; it resumes by sequence.
+      this.#slowClosed++;
+      this.#options.log?.(`chat:slow_reader_closed buffered=${socket.bufferedAmount}`);
       socket.close(1013, "reader too slow; reconnect and resume");
       return;
     }

@@ -115,6 +115,7 @@ export async function gatewayFixture(
     chunkSize?: number;
     config?: Partial<ChatFluxConfig>;
     sessionTtlSeconds?: number;
+    maxBufferedBytes?: number;
     fault?: string;
   } = {},
 ): Promise<GatewayFixture> {
@@ -143,6 +144,7 @@ export async function gatewayFixture(
     config,
     persistent: false,
     sessionTtlSeconds: options.sessionTtlSeconds ?? 1800,
+    maxBufferedBytes: options.maxBufferedBytes,
     openSession: (id, agent) =>
       ChatSession.open({ id, agent, model, fallback: templateModel(), config }),
   });
