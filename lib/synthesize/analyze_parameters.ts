@@ -95,14 +95,18 @@ function wiringOf(
   return best && best[1] >= needed ? best[0] : undefined;
 }
 
-/** The name of a key in `output` (parsed as JSON) whose value is `text`, or whose list holds it. */
-function keyHolding(output: string, text: string): string | undefined {
+/**
+ * The keys of `output` (parsed as JSON) under which a scalar equal to `text` sits, or whose
+ * list holds it, in the order they are met. Empty when `output` is not JSON.
+ */
+export function keysHolding(output: string, text: string): string[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(output);
   } catch {
-    return undefined;
+    return [];
   }
+  const found: string[] = [];
   const stack: [unknown, string][] = [[parsed, ""]];
   let seen = 0;
   while (stack.length && seen++ < MAX_OUTPUT_VALUES) {
@@ -111,9 +115,14 @@ function keyHolding(output: string, text: string): string | undefined {
       for (const [child, item] of Object.entries(value)) {
         stack.push([item, Array.isArray(value) ? key : child]);
       }
-    } else if (value !== null && String(value) === text && key) return key;
+    } else if (value !== null && String(value) === text && key) found.push(key);
   }
-  return undefined;
+  return found;
+}
+
+/** The first key of `output` holding `text` (see `keysHolding`). */
+function keyHolding(output: string, text: string): string | undefined {
+  return keysHolding(output, text)[0];
 }
 
 function same(left: unknown, right: unknown): boolean {

@@ -5,6 +5,7 @@
  * against the recorded one, latency with parallel savings, and error parity.
  */
 import { SynError } from "../core/mod.ts";
+import { keysHolding } from "./analyze_parameters.ts";
 import { cosineTfidf } from "./cosine_tfidf.ts";
 import type { EventStore, SessionRange } from "./event_store.ts";
 import { stepGraphOf, type SynthesizedTool } from "./synthesized_tool.ts";
@@ -127,22 +128,7 @@ function wireHolds(output: string | null, fromKey: string, value: unknown): bool
   if (output === null || value === undefined || value === null) return false;
   const text = typeof value === "string" ? value : JSON.stringify(value);
   if (fromKey === "(text)") return output.includes(text);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(output);
-  } catch {
-    return false;
-  }
-  const stack: [unknown, string][] = [[parsed, ""]];
-  for (let seen = 0; stack.length && seen < 10_000; seen++) {
-    const [item, key] = stack.pop()!;
-    if (item !== null && typeof item === "object") {
-      for (const [child, inner] of Object.entries(item)) {
-        stack.push([inner, Array.isArray(item) ? key : child]);
-      }
-    } else if (key === fromKey && item !== null && String(item) === text) return true;
-  }
-  return false;
+  return keysHolding(output, text).includes(fromKey);
 }
 
 /**

@@ -8,37 +8,19 @@ import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
 import synthesizedToolSchema from "../../schemas/records/synthesized-tool.schema.json" with {
   type: "json",
 };
+import type {
+  CompositeErrorStrategy,
+  CompositeStep,
+  CompositeWire,
+  StepInput as ToolsStepInput,
+} from "../tools/mod.ts";
 import { StepGraph } from "./step_graph.ts";
 
-/** Where one input of a step comes from. */
-export type StepInput = { parameter: string } | { constant: unknown } | { wire: number };
-
-export interface SynthesizedStep {
-  step_index: number;
-  tool_id: string;
-  inputs: Record<string, StepInput>;
-  parallelizable_with?: number[];
-  condition?: string | null;
-}
-
-export interface Wire {
-  from_step: number;
-  from_key: string;
-  to_step: number;
-  to_key: string;
-}
-
-export interface ErrorStrategy {
-  default_behavior: "abort" | "skip";
-  retry_policy?: {
-    step: number;
-    max_retries: number;
-    backoff_ms?: number;
-    backoff_factor?: number;
-  }[];
-  fallback_steps?: { step: number; behavior: "skip" }[];
-  abort_conditions?: { step: number; on: ("FAILURE" | "TIMEOUT")[] }[];
-}
+/** The step, wire and error-strategy shapes are the composite runner's (`lib/tools`). */
+export type StepInput = ToolsStepInput;
+export type SynthesizedStep = CompositeStep;
+export type Wire = CompositeWire;
+export type ErrorStrategy = CompositeErrorStrategy;
 
 export interface SynthesizedTool {
   tool_id: string;

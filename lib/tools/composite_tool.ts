@@ -10,30 +10,47 @@ import type { ToolContext, ToolDescriptor } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolResult } from "./types.ts";
 
-/** What the runner needs of a `SynthesizedTool` (structurally the same fields). */
+/** Where one input of a step comes from: the composite's argument, a constant, a wire. */
+export type StepInput = { parameter: string } | { constant: unknown } | { wire: number };
+
+/** One call of a composite. */
+export interface CompositeStep {
+  step_index: number;
+  tool_id: string;
+  inputs: Record<string, StepInput>;
+  parallelizable_with?: number[];
+  condition?: string | null;
+}
+
+/** A value of an earlier step's output passed to a later step's input. */
+export interface CompositeWire {
+  from_step: number;
+  from_key: string;
+  to_step: number;
+  to_key: string;
+}
+
+/** What a composite does when a step fails. */
+export interface CompositeErrorStrategy {
+  default_behavior: "abort" | "skip";
+  retry_policy?: {
+    step: number;
+    max_retries: number;
+    backoff_ms?: number;
+    backoff_factor?: number;
+  }[];
+  fallback_steps?: { step: number; behavior: "skip" }[];
+  abort_conditions?: { step: number; on: ("FAILURE" | "TIMEOUT")[] }[];
+}
+
+/** What the runner needs of a composite (a `SynthesizedTool` is one). */
 export interface CompositeDefinition {
   tool_id: string;
   description: string;
   parameters: Record<string, unknown>;
-  steps: {
-    step_index: number;
-    tool_id: string;
-    inputs: Record<string, { parameter: string } | { constant: unknown } | { wire: number }>;
-    parallelizable_with?: number[];
-    condition?: string | null;
-  }[];
-  internal_wiring: { from_step: number; from_key: string; to_step: number; to_key: string }[];
-  error_strategy: {
-    default_behavior: "abort" | "skip";
-    retry_policy?: {
-      step: number;
-      max_retries: number;
-      backoff_ms?: number;
-      backoff_factor?: number;
-    }[];
-    fallback_steps?: { step: number; behavior: "skip" }[];
-    abort_conditions?: { step: number; on: string[] }[];
-  };
+  steps: CompositeStep[];
+  internal_wiring: CompositeWire[];
+  error_strategy: CompositeErrorStrategy;
 }
 
 /** One step's record in the composite's output. */

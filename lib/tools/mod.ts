@@ -33,9 +33,13 @@ export { argsValidator, ToolRegistry } from "./tool_registry.ts";
 export { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
 export {
   type CompositeDefinition,
+  type CompositeErrorStrategy,
   compositeProblems,
+  type CompositeStep,
   compositeToolDescriptor,
+  type CompositeWire,
   type ConditionParser,
+  type StepInput,
   type StepReport,
   stepWaves,
   wiredValue,
