@@ -358,3 +358,30 @@ Deno.test("--engine gemini without LABS_EXTERNAL_LIVE answers in mock mode with 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the llm keys of syn.jsonc bound the provider's retries", async () => {
+  const dir = await stateWith(corpus(4));
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    requests++;
+    return new Response('{"error": {"message": "busy"}}', { status: 503 });
+  });
+  try {
+    const live = {
+      LABS_EXTERNAL_LIVE: "1",
+      OPENAI_API_KEY: "sk-test-0000000000000000",
+      OPENAI_ENDPOINT: `http://127.0.0.1:${server.addr.port}/v1`,
+    };
+    await Deno.writeTextFile(
+      join(dir, "syn.jsonc"),
+      '{"llm": {"max_retries": 1, "backoff_base_ms": 1, "timeout_seconds": 5}}',
+    );
+    const io = fakeIo({ cwd: dir, env: live });
+    const code = await runCli(["synthesize", "run", "--engine", "openai"], io, COMMANDS);
+    assert.notEqual(code, 0);
+    assert.equal(requests, 2, "one attempt and max_retries = 1 retry");
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

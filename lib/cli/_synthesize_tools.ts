@@ -101,11 +101,30 @@ export function synthesisEngine(
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
+  // The spec's `llm` keys: per-request timeout, retries and their backoff.
+  const llm = config.llm;
+  const totalMs = llm.timeout_seconds * 1000;
+  modelConfig = {
+    ...modelConfig,
+    maxRetries: llm.max_retries,
+    timeouts: {
+      totalMs,
+      connectMs: Math.min(modelConfig.timeouts.connectMs, totalMs),
+      readMs: Math.min(Math.max(modelConfig.timeouts.readMs, totalMs), totalMs),
+    },
+  };
+  const backoff = {
+    baseMs: llm.backoff_base_ms,
+    factor: llm.backoff_factor,
+    capMs: Math.max(llm.backoff_base_ms, 60_000),
+    jitter: 0.2,
+  };
   return {
     name,
     write: (chain, samples) => {
       const model = createLanguageModel(modelConfig, {
         mock: () => synthesizeDeterministic(chain, samples, { maxParallelSteps }),
+        backoff,
       });
       return synthesizeWithModel(model, chain, samples, {
         maxParallelSteps,

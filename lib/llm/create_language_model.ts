@@ -1,5 +1,6 @@
 import {
   backoffDelay,
+  type BackoffOptions,
   type Clock,
   errorMessage,
   formatBytes,
@@ -58,6 +59,8 @@ export interface LanguageModelDeps {
   log?: (line: string) => void;
   /** The answers in mock mode (see `mockLanguageModel`); default: built from the schema. */
   mock?: MockScript;
+  /** Delays between retries; default the Labs spec's (`LABS_BACKOFF`). */
+  backoff?: BackoffOptions;
 }
 
 const WIRES: Readonly<Record<Exclude<ProviderName, "mock">, Wire>> = {
@@ -105,6 +108,7 @@ class HttpLanguageModel implements LanguageModel {
   readonly #fetch: typeof fetch;
   readonly #clock: Clock;
   readonly #random: () => number;
+  readonly #backoff: Readonly<BackoffOptions>;
   readonly #log?: (line: string) => void;
   readonly #secrets: string[];
 
@@ -120,6 +124,7 @@ class HttpLanguageModel implements LanguageModel {
     this.#fetch = deps.fetch ?? fetch;
     this.#clock = deps.clock ?? systemClock;
     this.#random = deps.random ?? Math.random;
+    this.#backoff = deps.backoff ?? LABS_BACKOFF;
     this.#log = deps.log;
   }
 
@@ -201,8 +206,8 @@ class HttpLanguageModel implements LanguageModel {
       throw this.#terminal(thrown, attempt, attemptErrors);
     }
     const delay = thrown.retryAfterMs !== undefined
-      ? Math.min(thrown.retryAfterMs, LABS_BACKOFF.capMs)
-      : backoffDelay(attempt - 1, LABS_BACKOFF, this.#random);
+      ? Math.min(thrown.retryAfterMs, this.#backoff.capMs)
+      : backoffDelay(attempt - 1, this.#backoff, this.#random);
     record.delayMs = delay;
     this.#debug(
       `llm ${this.provider}${trace} attempt ${attempt} failed:${status} ${thrown.reason}; retrying in ${delay} ms`,
