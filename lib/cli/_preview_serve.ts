@@ -66,9 +66,8 @@ export async function servePreview(
       ? ""
       : ` (not a valid ${document.schema}: the page lists ${document.errors.length} error(s))`;
     await say(options.announce === "stdout" ? `${url}\n` : `syn: preview at ${url}\n`);
-    if (options.announce === "stdout" && documents.length > 1) {
-      await io.stderr(`syn preview: ${name}${note}\n`);
-    } else if (note) await io.stderr(`syn preview: ${name}${note}\n`);
+    // With several URLs, each is named; a document that will show errors always is.
+    if (note || urls.length > 1) await io.stderr(`syn preview: ${name}${note}\n`);
   }
   await io.stderr("syn preview: serving on 127.0.0.1 only; Ctrl-C stops\n");
   if (options.open) {

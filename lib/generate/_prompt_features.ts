@@ -320,7 +320,7 @@ const MAX_TITLE_CHARS = 80;
  * A title from a prompt's words: the first six that are not stop words, capitalized,
  * at most 80 characters; `undefined` when no word is left.
  */
-export function titleFromWords(words: readonly string[]): string | undefined {
+function titleFromWords(words: readonly string[]): string | undefined {
   const kept = words.filter((word) => !STOP_WORDS.has(word)).slice(0, 6);
   if (!kept.length) return undefined;
   const title = kept.map((word) => word.replace(/^./u, (first) => first.toUpperCase())).join(" ");
@@ -328,7 +328,7 @@ export function titleFromWords(words: readonly string[]): string | undefined {
 }
 
 /** Splits a prompt into lower-case words (letters and digits, any script). */
-export function promptWords(prompt: string): string[] {
+function promptWords(prompt: string): string[] {
   return prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
@@ -390,12 +390,12 @@ export function extractFeatures(prompt: string): PromptFeatures {
 }
 
 /** Characters of a prompt quoted in a description; the full prompt is kept once, in `meta_info.prompt`. */
-export const PROMPT_EXCERPT_CHARS = 120;
+const PROMPT_EXCERPT_CHARS = 120;
 /** Characters of a prompt written into a log record or the summary. */
-export const PROMPT_LOG_CHARS = 2000;
+const PROMPT_LOG_CHARS = 2000;
 
 /** The prompt cut to `max` characters (on a code point boundary), with "…" when cut. */
-export function promptExcerpt(prompt: string, max = PROMPT_EXCERPT_CHARS): string {
+function promptExcerpt(prompt: string, max = PROMPT_EXCERPT_CHARS): string {
   const text = prompt.trim();
   if (text.length <= max) return text;
   const points = Array.from(text.slice(0, max + 1)).slice(0, max - 1);

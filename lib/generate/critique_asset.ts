@@ -26,8 +26,7 @@ function volumeOf(value: unknown): number | undefined {
   return undefined;
 }
 
-/** Names a section offers as targets: shader uniforms, and the tone/haptic parameter paths. */
-/** What controls and modulations may aim at: uniform names and parameter paths. */
+/** What controls and modulations may aim at: shader uniform names and parameter paths. */
 type Targets = { uniforms: Set<string>; paths: Set<string> };
 
 function targetsOf(asset: JsonObject): Targets {

@@ -142,6 +142,9 @@ Deno.test("parameter state clamps, rounds ints, smooths and modulates", () => {
   near(state.current.get("haptic.intensity") as number, 1 - Math.exp(-1), "one time constant");
   state.tick(Infinity);
   near(state.value("haptic.intensity", 0.25) as number, 1.1, "modulation on top");
+  state.set("haptic.intensity", 0);
+  state.jump("haptic.intensity");
+  assert.equal(state.current.get("haptic.intensity"), 0, "a jump skips the glide");
   state.set("unknown.key", 3);
   assert.equal(state.value("unknown.key", 0), undefined);
 });

@@ -459,7 +459,7 @@ function applyEffect(effect, rule, values, audio, haptic) {
   const amount = /** @type {number} */ (effectNumber(effect));
   if (effect.op === "set") values.set(target, amount);
   else values.nudge(target, amount);
-  values.tick(Infinity);
+  values.jump(target);
   if (target.startsWith("haptic.")) haptic.pulse();
 }
 

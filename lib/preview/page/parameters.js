@@ -174,6 +174,14 @@ export class ParameterState {
   }
 
   /**
+   * Puts one parameter at its target at once (a rule's effect is a step, not a glide).
+   * @param {string} key
+   */
+  jump(key) {
+    if (this.table.has(key)) this.current.set(key, this.target.get(key));
+  }
+
+  /**
    * Advances smoothing by `dt` seconds (`Infinity` jumps to the targets).
    * @param {number} dt
    */
