@@ -1,28 +1,38 @@
 /**
  * Chat gateway benchmarks (printed, never asserted):
  *
- *   deno run -A scripts/bench_chat.ts [--sessions 200] [--delay-ms 20]
+ *   deno run -A scripts/bench_chat.ts [--sessions 200] [--delay-ms 20] [--rounds 3]
  *
- * Three threads: the mock OpenAI provider (real wire, 127.0.0.1, 40 deltas `delay-ms`
- * apart: 20 ms is 50 tokens/s per session, a fast hosted model),
- * the WebSocket clients, and between them the gateway with its sessions and `lib/llm`
- * streams. Reported, with `sessions` concurrent sessions:
- * - raw: the same streams read by `lib/llm` alone (time to first delta, gap between deltas);
- * - gateway, `buffer_chunks` 1 (every delta its own event): time to first chunk at the
- *   client, and per chunk the time from the delta reaching the session to the event
- *   reaching the client — what the gateway adds (goal ≤ 2 ms at p99 with 200 sessions);
- * - gateway, `buffer_chunks` 5 (the default), for comparison;
- * - heap per idle session.
+ * Three threads of one process: the mock OpenAI provider (real wire, 127.0.0.1, 40 deltas
+ * `delay-ms` apart: 20 ms is 50 tokens/s per session, a fast hosted model), the WebSocket
+ * clients, and between them the server under test. Two servers are measured the same way:
+ * - the floor: a bare relay, `fetch` of the provider stream → one `socket.send` per delta,
+ *   with nothing else (no sessions, markers, buffers, limits or timers) — what any relay
+ *   in this runtime on this machine costs;
+ * - the gateway (`syn chat serve`'s `ChatGateway`), `buffer_chunks` 1 so coalescing hides
+ *   nothing.
+ * "Added per chunk" is the time from a delta being parsed at the server (for the gateway:
+ * reaching the session) to its chunk event reaching the client; the goal is ≤ 2 ms at p99
+ * with 200 concurrent sessions. Every socket is open before the replies start; the replies
+ * start all together (the worst case) or spread over one delta interval (independent users).
+ * Each case runs a warm-up round, then `rounds` measured rounds.
+ *
+ * Also reported: time to first chunk against the raw `lib/llm` stream, gaps between chunks
+ * with `buffer_chunks` 1 and 5 (the default), and heap per idle session.
  */
 import { createLanguageModel, type LanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import { ChatSession, DEFAULT_CHAT_FLUX_CONFIG, templateModel } from "../lib/chat/mod.ts";
 import { ChatGateway } from "../lib/cli/_chat_gateway.ts";
+import type { ClientResult, ClientTask } from "./_bench_chat_worker.ts";
 
-const sessionsFlag = Deno.args.indexOf("--sessions");
-const SESSIONS = sessionsFlag >= 0 ? Number(Deno.args[sessionsFlag + 1]) : 200;
-const delayFlag = Deno.args.indexOf("--delay-ms");
+function flag(name: string, fallback: number): number {
+  const at = Deno.args.indexOf(name);
+  return at >= 0 ? Number(Deno.args[at + 1]) : fallback;
+}
+const SESSIONS = flag("--sessions", 200);
 /** Between deltas: 20 ms is 50 tokens/s per session, a fast hosted model. */
-const DELAY_MS = delayFlag >= 0 ? Number(Deno.args[delayFlag + 1]) : 20;
+const DELAY_MS = flag("--delay-ms", 20);
+const ROUNDS = flag("--rounds", 3);
 const ANSWER = "abcd".repeat(40);
 const now = () => performance.timeOrigin + performance.now();
 
@@ -31,22 +41,29 @@ function quantile(samples: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
-function helper(task: Record<string, unknown>): Promise<unknown> {
+function helper<T>(task: Record<string, unknown>): Promise<T> {
   const worker = new Worker(new URL("./_bench_chat_worker.ts", import.meta.url), {
     type: "module",
   });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     worker.onmessage = (event) => {
       resolve(event.data);
       if (task.role !== "llm") worker.terminate();
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      worker.terminate();
+      reject(new Error(`bench helper failed: ${event.message}`));
     };
     worker.postMessage(task);
   });
 }
 
-const { openaiUrl } = await helper({ role: "llm", answer: ANSWER, delayMs: DELAY_MS }) as {
-  openaiUrl: string;
-};
+const { openaiUrl } = await helper<{ openaiUrl: string }>({
+  role: "llm",
+  answer: ANSWER,
+  delayMs: DELAY_MS,
+});
 const env: Record<string, string> = { OPENAI_API_KEY: "sk-bench-0000000000000000" };
 const model = createLanguageModel(
   resolveModelConfig("openai", {
@@ -55,7 +72,64 @@ const model = createLanguageModel(
   }),
 );
 
-/** The model, noting when each delta reaches the session. */
+/** A server under test: its handler, and per session when each delta was parsed there. */
+interface Subject {
+  handle: (request: Request) => Response;
+  deltas: Map<string, number[]>;
+  close(): void;
+}
+
+/** The floor: the provider's deltas relayed as chunk events, and nothing else. */
+function bareRelay(): Subject {
+  const deltas = new Map<string, number[]>();
+  const handle = (request: Request): Response => {
+    const id = new URL(request.url).searchParams.get("session") ?? "";
+    const times: number[] = [];
+    deltas.set(id, times);
+    const { socket, response } = Deno.upgradeWebSocket(request);
+    socket.onmessage = () => void relay(socket, times);
+    return response;
+  };
+  return { handle, deltas, close() {} };
+}
+
+async function relay(socket: WebSocket, times: number[]): Promise<void> {
+  const upstream = await fetch(`${openaiUrl}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${env.OPENAI_API_KEY}` },
+    body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "go" }] }),
+  });
+  const decoder = new TextDecoder();
+  let carry = "";
+  let sequence = 0;
+  for await (const bytes of upstream.body!) {
+    const lines = (carry + decoder.decode(bytes, { stream: true })).split("\n");
+    carry = lines.pop()!;
+    for (const line of lines) {
+      if (!line.startsWith("data: {")) continue;
+      const content = JSON.parse(line.slice(6)).choices?.[0]?.delta?.content;
+      if (!content) continue;
+      times.push(now());
+      socket.send(JSON.stringify({
+        event_type: "chunk",
+        payload: { content, final: false, correlation_id: "c" },
+        sequence: ++sequence,
+        timestamp: Date.now() / 1000,
+      }));
+    }
+  }
+  socket.send(JSON.stringify({
+    event_type: "done",
+    payload: { correlation_id: "c" },
+    sequence: ++sequence,
+    timestamp: Date.now() / 1000,
+  }));
+}
+
+/**
+ * The model, noting when each delta reaches the session: a tap on the stream's `next`
+ * (one promise step, not a generator layer of its own, which the floor does not have).
+ */
 function timedModel(deltaTimes: number[]): LanguageModel {
   return {
     provider: model.provider,
@@ -63,13 +137,106 @@ function timedModel(deltaTimes: number[]): LanguageModel {
     endpoint: model.endpoint,
     mode: model.mode,
     generate: (request) => model.generate(request),
-    async *stream(request) {
-      for await (const event of model.stream(request)) {
-        if (event.type === "text-delta") deltaTimes.push(now());
-        yield event;
-      }
+    stream(request) {
+      const inner = model.stream(request)[Symbol.asyncIterator]();
+      const next = () =>
+        inner.next().then((step) => {
+          if (!step.done && step.value.type === "text-delta") deltaTimes.push(now());
+          return step;
+        });
+      const end = (value?: unknown) =>
+        inner.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined });
+      return { [Symbol.asyncIterator]: () => ({ next, return: end }) };
     },
   };
+}
+
+function gateway(bufferChunks: number): Subject {
+  const config = { ...DEFAULT_CHAT_FLUX_CONFIG, buffer_chunks: bufferChunks, entropy_budget: 1000 };
+  const deltas = new Map<string, number[]>();
+  const chat = new ChatGateway({
+    config,
+    persistent: false,
+    sessionTtlSeconds: 3600,
+    openSession: (id) => {
+      const times: number[] = [];
+      deltas.set(id, times);
+      return ChatSession.open({ id, model: timedModel(times), fallback: templateModel(), config });
+    },
+  });
+  return { handle: chat.handle, deltas, close: () => chat.close() };
+}
+
+/** CPU time of this thread so far, ms (Linux; NaN elsewhere). */
+function threadCpuMs(): number {
+  try {
+    const stat = Deno.readTextFileSync("/proc/thread-self/stat");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, 100 Hz ticks
+  } catch {
+    return NaN;
+  }
+}
+
+interface Timing {
+  /** Server-thread CPU per delta relayed in the measured rounds, µs. */
+  cpuPerDelta: number;
+  first: number[];
+  gaps: number[];
+  added: number[];
+  /** The p99 of added of each measured round. */
+  roundP99: number[];
+}
+
+/** A warm-up round, then `rounds` measured ones, against one server. */
+async function measure(subject: Subject, spreadMs: number, rounds: number): Promise<Timing> {
+  const stop = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
+    subject.handle,
+  );
+  const timing: Timing = { cpuPerDelta: NaN, first: [], gaps: [], added: [], roundP99: [] };
+  let cpu = 0;
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      const task: ClientTask = {
+        role: "clients",
+        sessions: SESSIONS,
+        port: server.addr.port,
+        prefix: `r${round}`,
+        spreadMs,
+      };
+      if (round === 1) cpu = threadCpuMs();
+      const results = await helper<ClientResult[]>({ ...task });
+      if (round > 0) {
+        timing.roundP99.push(quantile(record(timing, results, subject.deltas), 0.99));
+      }
+    }
+    const deltas = [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
+    const warmUp = SESSIONS * (subject.deltas.get("r0-0")?.length ?? 0);
+    timing.cpuPerDelta = (threadCpuMs() - cpu) * 1000 / (deltas - warmUp);
+  } finally {
+    subject.close();
+    stop.abort();
+    await server.finished;
+  }
+  return timing;
+}
+
+/** Adds one round's samples to `timing`; returns that round's added-per-chunk samples. */
+function record(timing: Timing, results: ClientResult[], deltas: Map<string, number[]>): number[] {
+  const added: number[] = [];
+  for (const result of results) {
+    timing.first.push(result.chunks[0] - result.start);
+    for (let i = 1; i < result.chunks.length; i++) {
+      timing.gaps.push(result.chunks[i] - result.chunks[i - 1]);
+    }
+    const parsed = deltas.get(result.id) ?? [];
+    if (parsed.length !== result.chunks.length) continue; // coalesced: no one-to-one match
+    result.chunks.forEach((time, i) => added.push(time - parsed[i]));
+  }
+  timing.added.push(...added);
+  return added;
 }
 
 async function raw(): Promise<{ first: number[]; gaps: number[] }> {
@@ -89,93 +256,76 @@ async function raw(): Promise<{ first: number[]; gaps: number[] }> {
   return { first, gaps };
 }
 
-async function gateway(
-  bufferChunks: number,
-): Promise<{ first: number[]; gaps: number[]; added: number[] }> {
-  const config = { ...DEFAULT_CHAT_FLUX_CONFIG, buffer_chunks: bufferChunks, entropy_budget: 1000 };
-  const deltas = new Map<string, number[]>();
-  const chat = new ChatGateway({
-    config,
-    persistent: false,
-    sessionTtlSeconds: 3600,
-    openSession: (id) => {
-      const times: number[] = [];
-      deltas.set(id, times);
-      return ChatSession.open({ id, model: timedModel(times), fallback: templateModel(), config });
-    },
-  });
-  const stop = new AbortController();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    chat.handle,
-  );
-  const results = await helper({
-    role: "clients",
-    sessions: SESSIONS,
-    port: server.addr.port,
-    prefix: `b${bufferChunks}`,
-  }) as {
-    id: string;
-    start: number;
-    chunks: number[];
-  }[];
-  chat.close();
-  stop.abort();
-  await server.finished;
-  const first: number[] = [];
-  const gaps: number[] = [];
-  const added: number[] = [];
-  for (const result of results) {
-    first.push(result.chunks[0] - result.start);
-    for (let i = 1; i < result.chunks.length; i++) {
-      gaps.push(result.chunks[i] - result.chunks[i - 1]);
-    }
-    if (bufferChunks === 1) {
-      const sent = deltas.get(result.id) ?? [];
-      result.chunks.forEach((time, i) => sent[i] !== undefined && added.push(time - sent[i]));
-    }
-  }
-  return { first, gaps, added };
-}
-
-const cell = (value: number) => value.toFixed(2).padStart(9);
-function row(name: string, timing: { first: number[]; gaps: number[] }): void {
-  console.log(
-    `${name.padEnd(38)}${cell(quantile(timing.first, 0.5))}${cell(quantile(timing.first, 0.99))}${
-      cell(quantile(timing.gaps, 0.5))
-    }${cell(quantile(timing.gaps, 0.99))}`,
-  );
-}
+const ms = (value: number) => value.toFixed(2).padStart(8);
+const range = (values: number[]) =>
+  `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`.padStart(12);
 
 await raw(); // warm-up
 const rawTiming = await raw();
-const every = await gateway(1);
-const coalesced = await gateway(5);
+const cases: { name: string; spread: number; timing: Timing }[] = [];
+for (const spread of [0, DELAY_MS]) {
+  cases.push({
+    name: "floor: bare relay",
+    spread,
+    timing: await measure(bareRelay(), spread, ROUNDS),
+  });
+  cases.push({ name: "gateway", spread, timing: await measure(gateway(1), spread, ROUNDS) });
+}
+const coalesced = await measure(gateway(5), 0, 1);
 
 console.log(
-  `chat gateway, ${SESSIONS} concurrent sessions, a delta every ${DELAY_MS} ms each; provider, gateway and clients on three threads; ms`,
+  `chat gateway, ${SESSIONS} sessions, a delta every ${DELAY_MS} ms each (${
+    Math.round(SESSIONS * 1000 / DELAY_MS)
+  } deltas/s); provider, server and clients on three threads; ${ROUNDS} rounds after a warm-up`,
 );
 console.log(
-  `${"".padEnd(38)}${"TTFC p50".padStart(9)}${"TTFC p99".padStart(9)}${"gap p50".padStart(9)}${
-    "gap p99".padStart(9)
+  "added per chunk: delta parsed at the server → chunk event at the client, ms; CPU: the server thread's, per delta relayed",
+);
+console.log(
+  `${"".padEnd(20)}${"replies start".padEnd(22)}${"p50".padStart(8)}${"p99".padStart(8)}${
+    "p99/round".padStart(12)
+  }${"CPU/delta".padStart(11)}`,
+);
+for (const { name, spread, timing } of cases) {
+  const starts = spread ? `spread over ${spread} ms` : "together";
+  console.log(
+    `${name.padEnd(20)}${starts.padEnd(22)}${ms(quantile(timing.added, 0.5))}${
+      ms(quantile(timing.added, 0.99))
+    }${range(timing.roundP99)}${`${timing.cpuPerDelta.toFixed(0)} µs`.padStart(11)}`,
+  );
+}
+for (const spread of [0, DELAY_MS]) {
+  const [floor, ours] = cases.filter((one) => one.spread === spread).map((one) => one.timing);
+  const over = quantile(ours.added, 0.99) - quantile(floor.added, 0.99);
+  const p99 = quantile(ours.added, 0.99);
+  console.log(
+    `gateway, replies ${spread ? "spread" : "together"}: ${p99.toFixed(2)} ms at p99 (goal ≤ 2: ${
+      p99 <= 2 ? "met" : "not met"
+    }); ${over.toFixed(2)} ms over the floor's p99`,
+  );
+}
+const together = cases.find((one) => one.name === "gateway" && one.spread === 0)!.timing;
+console.log(
+  `time to first chunk, ms: raw lib/llm stream p50 ${ms(quantile(rawTiming.first, 0.5))} p99 ${
+    ms(quantile(rawTiming.first, 0.99))
+  }; gateway (message sent → first chunk at the client) p50 ${
+    ms(quantile(together.first, 0.5))
+  } p99 ${ms(quantile(together.first, 0.99))}`,
+);
+console.log(
+  `gap between chunks at the client, ms: raw p50/p99 ${ms(quantile(rawTiming.gaps, 0.5))}${
+    ms(quantile(rawTiming.gaps, 0.99))
+  }; buffer_chunks 1 ${ms(quantile(together.gaps, 0.5))}${
+    ms(quantile(together.gaps, 0.99))
+  }; buffer_chunks 5 (default) ${ms(quantile(coalesced.gaps, 0.5))}${
+    ms(quantile(coalesced.gaps, 0.99))
   }`,
 );
-row("raw lib/llm streams", rawTiming);
-row("gateway, buffer_chunks=1", every);
-row("gateway, buffer_chunks=5 (default)", coalesced);
-console.log(
-  `added per chunk (delta at the session → event at the client), ${every.added.length} chunks: ` +
-    `p50 ${quantile(every.added, 0.5).toFixed(2)} ms, p99 ${
-      quantile(every.added, 0.99).toFixed(2)
-    } ms (goal ≤ 2 ms at p99)`,
-);
-console.log(
-  `time to first chunk, gateway minus raw: p50 ${
-    (quantile(every.first, 0.5) - quantile(rawTiming.first, 0.5)).toFixed(2)
-  } ms, p99 ${(quantile(every.first, 0.99) - quantile(rawTiming.first, 0.99)).toFixed(2)} ms`,
-);
 
+/** With `--v8-flags=--expose-gc` (as `deno task bench` runs it) the heap figure is exact. */
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const idle: ChatSession[] = [];
+collect();
 const before = Deno.memoryUsage().heapUsed;
 for (let i = 0; i < 2000; i++) {
   idle.push(
@@ -187,6 +337,7 @@ for (let i = 0; i < 2000; i++) {
     }),
   );
 }
+collect();
 console.log(
   `heap per idle session (2000 sessions, no tools): ${
     ((Deno.memoryUsage().heapUsed - before) / idle.length / 1024).toFixed(1)
