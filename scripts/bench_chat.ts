@@ -196,7 +196,9 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
     subject.handle,
   );
   const timing: Timing = { cpuPerDelta: NaN, first: [], gaps: [], added: [], roundP99: [] };
+  const relayed = () => [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
   let cpu = 0;
+  let warmUp = 0;
   try {
     for (let round = 0; round <= rounds; round++) {
       const task: ClientTask = {
@@ -206,15 +208,13 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
         prefix: `r${round}`,
         spreadMs,
       };
-      if (round === 1) cpu = threadCpuMs();
+      if (round === 1) [cpu, warmUp] = [threadCpuMs(), relayed()];
       const results = await helper<ClientResult[]>({ ...task });
       if (round > 0) {
         timing.roundP99.push(quantile(record(timing, results, subject.deltas), 0.99));
       }
     }
-    const deltas = [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
-    const warmUp = SESSIONS * (subject.deltas.get("r0-0")?.length ?? 0);
-    timing.cpuPerDelta = (threadCpuMs() - cpu) * 1000 / (deltas - warmUp);
+    timing.cpuPerDelta = (threadCpuMs() - cpu) * 1000 / (relayed() - warmUp);
   } finally {
     subject.close();
     stop.abort();
@@ -322,7 +322,7 @@ console.log(
   }`,
 );
 
-/** With `--v8-flags=--expose-gc` (as `deno task bench` runs it) the heap figure is exact. */
+/** With `--v8-flags=--expose-gc` (as `deno task bench` runs it) the heap figure is steady. */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const idle: ChatSession[] = [];
 collect();
