@@ -3,7 +3,14 @@
  * headers), a read timer (longest gap between body chunks), a total timer, and a byte
  * cap checked against Content-Length first and then counted while reading.
  */
-import { errorMessage, formatBytes, systemTimers, type Timers } from "../core/mod.ts";
+import {
+  type ByteReader,
+  byteReader,
+  errorMessage,
+  formatBytes,
+  systemTimers,
+  type Timers,
+} from "../core/mod.ts";
 import { ProviderError } from "./provider_error.ts";
 import type { Timeouts } from "./types.ts";
 
@@ -25,7 +32,7 @@ export class HttpAttempt {
   #readTimer?: unknown;
   #totalTimer?: unknown;
   #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
-  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  #reader?: ByteReader;
   /**
    * Rejects when the attempt is aborted (a timer or the caller). Raced against fetch, so
    * the limits hold even for a fetch that ignores its signal; a body read is ended by
@@ -124,7 +131,8 @@ export class HttpAttempt {
       );
     }
     if (!response.body) return;
-    const reader = response.body.getReader();
+    // One reused read buffer: a token stream is thousands of tiny reads a second.
+    const reader = byteReader(response.body);
     this.#reader = reader;
     let total = 0;
     try {

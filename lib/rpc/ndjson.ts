@@ -1,3 +1,5 @@
+import { byteReader } from "../core/mod.ts";
+
 /** 1 MiB: the largest line (UTF-8 bytes, newline excluded) either side accepts (MCP spec §3). */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
@@ -24,7 +26,7 @@ export async function* readNdjsonLines(
 ): AsyncGenerator<NdjsonLine> {
   const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   const decoder = new TextDecoder();
-  const reader = stream.getReader();
+  const reader = byteReader(stream);
   const onAbort = () => reader.cancel().catch(() => {});
   options.signal?.addEventListener("abort", onAbort, { once: true });
   let pending: Uint8Array[] = [];
@@ -79,7 +81,7 @@ export async function* readNdjsonLines(
         const piece = value.subarray(start, newline === -1 ? value.length : newline);
         if (discarding) discarded += piece.length;
         else if (pendingBytes + piece.length > maxLineBytes) startDiscarding(piece);
-        // `slice`, not `subarray`: a stream may reuse its chunk buffers.
+        // `slice`, not `subarray`: a plain stream may reuse its chunk buffers.
         else if (newline === -1) {
           pending.push(piece.slice());
           pendingBytes += piece.length;

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { byteReader } from "./byte_reader.ts";
+
+async function readAll(reader: ReturnType<typeof byteReader>): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  while (true) {
+    const step = await reader.read();
+    if (step.done) return chunks;
+    chunks.push(step.value);
+  }
+}
+
+const text = (chunks: Uint8Array[]) => chunks.map((chunk) => new TextDecoder().decode(chunk));
+
+Deno.test("byteReader: a byte stream is read into the reader's one buffer, and every chunk is a copy to keep", async () => {
+  const offered: number[] = [];
+  const buffers = new Set<ArrayBufferLike>();
+  const words = ["alpha", "beta", "gamma"];
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const view = controller.byobRequest!.view! as Uint8Array;
+      offered.push(view.byteLength);
+      const word = words.shift();
+      if (word === undefined) {
+        controller.close();
+        controller.byobRequest!.respond(0);
+        return;
+      }
+      buffers.add(view.buffer);
+      const written = new TextEncoder().encodeInto(word, view).written;
+      controller.byobRequest!.respond(written);
+    },
+  });
+  const chunks = await readAll(byteReader(stream, 1024));
+  // Kept chunks are intact after later reads wrote into the same buffer.
+  assert.deepEqual(text(chunks), ["alpha", "beta", "gamma"]);
+  assert.ok(offered.every((size) => size === 1024), `read sizes offered: ${offered}`);
+  assert.ok(chunks.every((chunk) => chunk.buffer.byteLength === chunk.byteLength));
+});
+
+Deno.test("byteReader: more bytes than the buffer at once come in buffer-sized pieces, none lost", async () => {
+  const data = new Uint8Array(40_000).map((_, i) => i % 251);
+  const stream = new ReadableStream({
+    type: "bytes",
+    start(controller) {
+      controller.enqueue(data.slice());
+      controller.close();
+    },
+  });
+  const chunks = await readAll(byteReader(stream, 16384));
+  assert.deepEqual(chunks.map((chunk) => chunk.byteLength), [16384, 16384, 7232]);
+  const joined = new Uint8Array(40_000);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  assert.deepEqual(joined, data);
+});
+
+Deno.test("byteReader: a plain stream of Uint8Array chunks is read as it is", async () => {
+  const stream = ReadableStream.from(["one", "two"].map((word) => new TextEncoder().encode(word)));
+  assert.deepEqual(text(await readAll(byteReader(stream))), ["one", "two"]);
+});
+
+Deno.test("byteReader: cancel ends a pending read and cancels the source", async () => {
+  let cancelled: unknown;
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull: () => new Promise(() => {}), // never answers
+    cancel(reason) {
+      cancelled = reason;
+    },
+  });
+  const reader = byteReader(stream);
+  const pending = reader.read();
+  await reader.cancel("stop");
+  assert.deepEqual(await pending, { done: true, value: undefined });
+  assert.equal(cancelled, "stop");
+});
+
+Deno.test("byteReader: a fetch body written in many small pieces arrives whole", async () => {
+  const pieces = Array.from({ length: 200 }, (_, i) => `data: {"n":${i}}\n\n`);
+  const stop = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
+    () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            for (const piece of pieces) {
+              controller.enqueue(new TextEncoder().encode(piece));
+              await new Promise((resolve) => setTimeout(resolve, 0));
+            }
+            controller.close();
+          },
+        }),
+      ),
+  );
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.addr.port}/`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const chunks = await readAll(byteReader(response.body!));
+    assert.equal(text(chunks).join(""), pieces.join(""));
+    assert.ok(chunks.length > 1, "the body came in more than one read");
+  } finally {
+    stop.abort();
+    await server.finished;
+  }
+});
