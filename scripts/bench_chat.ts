@@ -6,9 +6,10 @@
  * Three threads of one process: the mock OpenAI provider (real wire, 127.0.0.1, 40 deltas
  * `delay-ms` apart: 20 ms is 50 tokens/s per session, a fast hosted model), the WebSocket
  * clients, and between them the server under test. Two servers are measured the same way:
- * - the floor: a bare relay, `fetch` of the provider stream → one `socket.send` per delta,
- *   with nothing else (no sessions, markers, buffers, limits or timers) — what any relay
- *   in this runtime on this machine costs;
+ * - the floor: a bare relay, `fetch` of the provider stream (read through one reused
+ *   buffer, as `lib/llm` reads it) → one `socket.send` per delta, with nothing else (no
+ *   sessions, markers, buffers, limits or timers) — the least a relay in this runtime on
+ *   this machine costs;
  * - the gateway (`syn chat serve`'s `ChatGateway`), `buffer_chunks` 1 so coalescing hides
  *   nothing.
  * "Added per chunk" is the time from a delta being parsed at the server (for the gateway:
@@ -23,6 +24,7 @@
 import { createLanguageModel, type LanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import { ChatSession, DEFAULT_CHAT_FLUX_CONFIG, templateModel } from "../lib/chat/mod.ts";
 import { ChatGateway } from "../lib/cli/_chat_gateway.ts";
+import { byteReader } from "../lib/core/mod.ts";
 import type { ClientResult, ClientTask } from "./_bench_chat_worker.ts";
 
 function flag(name: string, fallback: number): number {
@@ -34,6 +36,8 @@ const SESSIONS = flag("--sessions", 200);
 const DELAY_MS = flag("--delay-ms", 20);
 const ROUNDS = flag("--rounds", 3);
 const ANSWER = "abcd".repeat(40);
+/** The first chunks of a reply, reported apart: they meet every other reply's start. */
+const OPENING = 3;
 const now = () => performance.timeOrigin + performance.now();
 
 function quantile(samples: number[], q: number): number {
@@ -102,7 +106,9 @@ async function relay(socket: WebSocket, times: number[]): Promise<void> {
   const decoder = new TextDecoder();
   let carry = "";
   let sequence = 0;
-  for await (const bytes of upstream.body!) {
+  const reader = byteReader(upstream.body!);
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    const bytes = step.value;
     const lines = (carry + decoder.decode(bytes, { stream: true })).split("\n");
     carry = lines.pop()!;
     for (const line of lines) {
@@ -184,6 +190,9 @@ interface Timing {
   first: number[];
   gaps: number[];
   added: number[];
+  /** Added per chunk of the first `OPENING` chunks of each reply, and of the others. */
+  opening: number[];
+  later: number[];
   /** The p99 of added of each measured round. */
   roundP99: number[];
 }
@@ -195,7 +204,15 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
     subject.handle,
   );
-  const timing: Timing = { cpuPerDelta: NaN, first: [], gaps: [], added: [], roundP99: [] };
+  const timing: Timing = {
+    cpuPerDelta: NaN,
+    first: [],
+    gaps: [],
+    added: [],
+    opening: [],
+    later: [],
+    roundP99: [],
+  };
   const relayed = () => [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
   let cpu = 0;
   let warmUp = 0;
@@ -233,7 +250,10 @@ function record(timing: Timing, results: ClientResult[], deltas: Map<string, num
     }
     const parsed = deltas.get(result.id) ?? [];
     if (parsed.length !== result.chunks.length) continue; // coalesced: no one-to-one match
-    result.chunks.forEach((time, i) => added.push(time - parsed[i]));
+    result.chunks.forEach((time, i) => {
+      added.push(time - parsed[i]);
+      (i < OPENING ? timing.opening : timing.later).push(time - parsed[i]);
+    });
   }
   timing.added.push(...added);
   return added;
@@ -284,14 +304,16 @@ console.log(
 console.log(
   `${"".padEnd(20)}${"replies start".padEnd(22)}${"p50".padStart(8)}${"p99".padStart(8)}${
     "p99/round".padStart(12)
-  }${"CPU/delta".padStart(11)}`,
+  }${`p99 first ${OPENING}`.padStart(13)}${"p99 rest".padStart(10)}${"CPU/delta".padStart(11)}`,
 );
 for (const { name, spread, timing } of cases) {
   const starts = spread ? `spread over ${spread} ms` : "together";
   console.log(
     `${name.padEnd(20)}${starts.padEnd(22)}${ms(quantile(timing.added, 0.5))}${
       ms(quantile(timing.added, 0.99))
-    }${range(timing.roundP99)}${`${timing.cpuPerDelta.toFixed(0)} µs`.padStart(11)}`,
+    }${range(timing.roundP99)}${ms(quantile(timing.opening, 0.99)).padStart(13)}${
+      ms(quantile(timing.later, 0.99)).padStart(10)
+    }${`${timing.cpuPerDelta.toFixed(0)} µs`.padStart(11)}`,
   );
 }
 for (const spread of [0, DELAY_MS]) {
