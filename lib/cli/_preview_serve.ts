@@ -55,6 +55,9 @@ export async function servePreview(
   options: ServeOptions,
 ): Promise<void> {
   const server = startPreviewServer({ files: await loadPageFiles(), documents }, options.port);
+  // Listening before the URL is announced: a script that reads it and sends SIGTERM at once
+  // still gets a clean stop (exit 0), not the default signal death.
+  const stopped = stopRequest(options.stop);
   const say = (line: string) => options.announce === "stdout" ? io.stdout(line) : io.stderr(line);
   const urls = documents.length === 1
     ? [server.url]
@@ -79,11 +82,13 @@ export async function servePreview(
     }
   }
   options.onServing?.(server);
-  await untilStopped(server, options.stop);
+  await stopped.promise;
+  stopped.release();
+  await server.close();
 }
 
-/** Waits for SIGINT/SIGTERM or the abort signal, then closes the server. */
-async function untilStopped(server: PreviewServer, stop: AbortSignal | undefined): Promise<void> {
+/** Resolves on SIGINT/SIGTERM or the abort signal; `release` removes the signal listeners. */
+function stopRequest(stop: AbortSignal | undefined): { promise: Promise<void>; release(): void } {
   const { promise, resolve } = Promise.withResolvers<void>();
   const signals = ["SIGINT", "SIGTERM"] as const;
   const onSignal = () => resolve();
@@ -97,7 +102,8 @@ async function untilStopped(server: PreviewServer, stop: AbortSignal | undefined
   });
   stop?.addEventListener("abort", onSignal, { once: true });
   if (stop?.aborted) resolve();
-  await promise;
-  for (const signal of listening) Deno.removeSignalListener(signal, onSignal);
-  await server.close();
+  const release = () => {
+    for (const signal of listening) Deno.removeSignalListener(signal, onSignal);
+  };
+  return { promise, release };
 }
