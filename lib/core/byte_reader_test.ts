@@ -14,7 +14,6 @@ const text = (chunks: Uint8Array[]) => chunks.map((chunk) => new TextDecoder().d
 
 Deno.test("byteReader: a byte stream is read into the reader's one buffer, and every chunk is a copy to keep", async () => {
   const offered: number[] = [];
-  const buffers = new Set<ArrayBufferLike>();
   const words = ["alpha", "beta", "gamma"];
   const stream = new ReadableStream({
     type: "bytes",
@@ -27,7 +26,6 @@ Deno.test("byteReader: a byte stream is read into the reader's one buffer, and e
         controller.byobRequest!.respond(0);
         return;
       }
-      buffers.add(view.buffer);
       const written = new TextEncoder().encodeInto(word, view).written;
       controller.byobRequest!.respond(written);
     },

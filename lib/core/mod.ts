@@ -26,7 +26,7 @@ export { formatBytes } from "./format_bytes.ts";
 export { stripJsonc } from "./jsonc.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
-export { BYTE_READER_BUFFER_BYTES, type ByteReader, byteReader } from "./byte_reader.ts";
+export { type ByteReader, byteReader } from "./byte_reader.ts";
 export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } from "./redact.ts";
 export { type Clock, FakeClock, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
