@@ -1,4 +1,4 @@
-import { errorMessage } from "../core/mod.ts";
+import { errorMessage, utf8ByteLength } from "../core/mod.ts";
 import {
   type ChatErrorCode,
   type ChatEvent,
@@ -341,7 +341,11 @@ function invalid(message: string, correlationId?: string): Frame {
 /** Checks a client frame (K-gent API §4) without trusting any of it. */
 export function parseFrame(data: unknown): Frame {
   if (typeof data !== "string") return invalid("Frames must be JSON text");
-  if (data.length > MAX_FRAME_BYTES || new TextEncoder().encode(data).length > MAX_FRAME_BYTES) {
+  // UTF-16 length × 3 bounds the UTF-8 size: most frames need no count at all.
+  if (
+    data.length > MAX_FRAME_BYTES ||
+    (data.length * 3 > MAX_FRAME_BYTES && utf8ByteLength(data) > MAX_FRAME_BYTES)
+  ) {
     return invalid(`Frame is larger than ${MAX_FRAME_BYTES} bytes`);
   }
   let value: unknown;

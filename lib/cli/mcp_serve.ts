@@ -1,4 +1,4 @@
-import { errorMessage, UsageError } from "../core/mod.ts";
+import { errorMessage, UsageError, utf8ByteLength } from "../core/mod.ts";
 import {
   createValidatorHandler,
   type RunningValidatorServer,
@@ -300,7 +300,7 @@ async function removeIfOurs(path: string, content: string): Promise<void> {
   try {
     // Only a small regular file can be ours: never read through a link, a pipe or a device.
     const info = await Deno.lstat(path);
-    if (!info.isFile || info.size !== new TextEncoder().encode(content).length) return;
+    if (!info.isFile || info.size !== utf8ByteLength(content)) return;
     if (await Deno.readTextFile(path) === content) await Deno.remove(path);
   } catch {
     // already gone

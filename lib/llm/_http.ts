@@ -2,6 +2,11 @@
  * One HTTP attempt under the Labs spec's limits: a connect timer (until response
  * headers), a read timer (longest gap between body chunks), a total timer, and a byte
  * cap checked against Content-Length first and then counted while reading.
+ *
+ * The read timer is one watchdog per body rather than a timer set and cleared per read:
+ * a token stream is thousands of reads a second, and each timer costs more than the read
+ * it guards. The watchdog notes when the read in flight began and, when it fires, either
+ * expires (that read has waited `readMs`) or sleeps again for what is left.
  */
 import {
   type ByteReader,
@@ -15,6 +20,9 @@ import { ProviderError } from "./provider_error.ts";
 import type { Timeouts } from "./types.ts";
 
 type TimeoutKind = "connect" | "read" | "total";
+
+/** The reason an attempt's signal is aborted when it is over: made once, not per attempt. */
+const DISPOSED = new DOMException("The HTTP attempt is over", "AbortError");
 
 /** Thrown when the caller's own signal aborted the attempt; never retried. */
 export class CallerAbort {
@@ -30,6 +38,9 @@ export class HttpAttempt {
   readonly #timers: Timers;
   #connectTimer?: unknown;
   #readTimer?: unknown;
+  /** When the read in flight began; undefined while the consumer holds the body. */
+  #readSince?: number;
+  readonly #now: () => number;
   #totalTimer?: unknown;
   #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
   #reader?: ByteReader;
@@ -45,8 +56,10 @@ export class HttpAttempt {
     callerSignal: AbortSignal | undefined,
     redact: (text: string) => string,
     timers: Timers = systemTimers,
+    now: () => number = () => performance.now(),
   ) {
     this.#timers = timers;
+    this.#now = now;
     this.#timeouts = timeouts;
     this.#callerSignal = callerSignal;
     this.#redact = redact;
@@ -65,6 +78,16 @@ export class HttpAttempt {
     if (this.#timedOut) return;
     this.#timedOut = kind;
     this.#controller.abort(new DOMException(`${kind} timeout`, "TimeoutError"));
+  }
+
+  /** Arms the read watchdog to look again in `ms`. */
+  #watchRead(ms: number) {
+    this.#readTimer = this.#timers.set(() => {
+      const since = this.#readSince;
+      const waited = since === undefined ? 0 : this.#now() - since;
+      if (waited >= this.#timeouts.readMs) this.#expire("read");
+      else this.#watchRead(Math.max(1, this.#timeouts.readMs - waited));
+    }, ms);
   }
 
   /** Ends a pending body read, even of a body that ignores the abort signal. */
@@ -135,16 +158,17 @@ export class HttpAttempt {
     const reader = byteReader(response.body);
     this.#reader = reader;
     let total = 0;
+    this.#watchRead(this.#timeouts.readMs);
     try {
       while (true) {
-        this.#readTimer = this.#timers.set(() => this.#expire("read"), this.#timeouts.readMs);
+        this.#readSince = this.#now();
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
           step = await reader.read();
         } catch (error) {
           throw this.#failure(error);
         } finally {
-          this.#timers.clear(this.#readTimer);
+          this.#readSince = undefined;
         }
         // A read ended by `#stop` looks like the end of the body: report why it stopped.
         if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
@@ -164,6 +188,7 @@ export class HttpAttempt {
         yield step.value;
       }
     } finally {
+      this.#timers.clear(this.#readTimer);
       this.#reader = undefined;
       await reader.cancel().catch(() => {});
     }
@@ -190,6 +215,6 @@ export class HttpAttempt {
     this.#timers.clear(this.#totalTimer);
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
     this.#reader?.cancel().catch(() => {});
-    if (!this.#controller.signal.aborted) this.#controller.abort();
+    if (!this.#controller.signal.aborted) this.#controller.abort(DISPOSED);
   }
 }

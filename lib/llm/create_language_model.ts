@@ -8,6 +8,7 @@ import {
   redactText,
   responseHash,
   systemClock,
+  utf8ByteLength,
 } from "../core/mod.ts";
 import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { anthropicWire } from "./_anthropic_wire.ts";
@@ -69,8 +70,6 @@ const WIRES: Readonly<Record<Exclude<ProviderName, "mock">, Wire>> = {
   gemini: geminiWire,
   anthropic: anthropicWire,
 };
-
-const encoder = new TextEncoder();
 
 /**
  * The model a config describes. In mock mode (the default) it is a `mockLanguageModel`
@@ -156,7 +155,7 @@ class HttpLanguageModel implements LanguageModel {
       throw error;
     }
     const body = JSON.stringify(wireRequest.body);
-    const size = encoder.encode(body).byteLength;
+    const size = utf8ByteLength(body);
     if (size > REQUEST_BODY_LIMIT) {
       throw this.#terminal(
         new ProviderError(
@@ -220,11 +219,16 @@ class HttpLanguageModel implements LanguageModel {
     fields: { text: string; json: unknown; raw: string; usage?: Usage; finishReason?: string },
     attempts: number,
   ): GenerateResult {
+    let hash: string | undefined;
     const result: GenerateResult = {
       text: fields.text,
       raw: fields.raw,
-      rawSize: encoder.encode(fields.raw).byteLength,
-      responseHash: responseHash(fields.raw),
+      rawSize: utf8ByteLength(fields.raw),
+      // Hashed on first read: a chat reply never reads it, and a stream's raw text is not
+      // JSON, so hashing it costs a failed parse on top of the digest.
+      get responseHash() {
+        return hash ??= responseHash(fields.raw);
+      },
       model: this.model,
       provider: this.provider,
       mode: "live",
@@ -346,7 +350,7 @@ class HttpLanguageModel implements LanguageModel {
       answer.raw.push(event.data);
       const step = this.#streamStep(state, event, cut, request, status);
       for (const delta of step.deltas) {
-        answer.bytes += encoder.encode(delta).byteLength;
+        answer.bytes += utf8ByteLength(delta);
         if (answer.bytes > RESPONSE_BODY_LIMIT) {
           throw new ProviderError(
             "bad_response",

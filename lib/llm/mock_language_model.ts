@@ -1,4 +1,4 @@
-import { responseHash } from "../core/mod.ts";
+import { responseHash, utf8ByteLength } from "../core/mod.ts";
 import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { exampleFromSchema } from "./example_from_schema.ts";
 import type {
@@ -26,8 +26,6 @@ export interface MockLanguageModel extends LanguageModel {
   /** Every request, in order (both `generate` and `stream`). */
   readonly calls: GenerateRequest[];
 }
-
-const encoder = new TextEncoder();
 
 function lastUserText(request: GenerateRequest): string {
   if (request.prompt) return request.prompt;
@@ -95,7 +93,7 @@ export function mockLanguageModel(
     const result: GenerateResult = {
       text,
       raw: text,
-      rawSize: encoder.encode(text).byteLength,
+      rawSize: utf8ByteLength(text),
       responseHash: responseHash(text),
       usage: {
         inputTokens: wordCount(lastUserText(request)),

@@ -1,4 +1,4 @@
-import { errorMessage } from "../core/mod.ts";
+import { errorMessage, utf8ByteLength } from "../core/mod.ts";
 import type { RpcConnection } from "./connection.ts";
 import { isJsonRpcId, type JsonRpcErrorObject, type JsonRpcId, RPC_ERROR } from "./messages.ts";
 import { MAX_LINE_BYTES, peekRequestId, readNdjsonLines } from "./ndjson.ts";
@@ -17,8 +17,6 @@ interface Pending {
   resolve(outcome: RpcOutcome): void;
   timer?: ReturnType<typeof setTimeout>;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * A JSON-RPC 2.0 client over one NDJSON connection. Never throws and never hangs: every
@@ -80,7 +78,7 @@ export class RpcClient {
         detail: `request is not JSON: ${errorMessage(error)}`,
       });
     }
-    const bytes = utf8Length(text) - 1;
+    const bytes = utf8ByteLength(text) - 1;
     if (bytes > this.#maxLineBytes) {
       return Promise.resolve({
         kind: "failure",
@@ -220,10 +218,4 @@ export class RpcClient {
       this.#settle(envelope.id, { kind: "result", result: envelope.result });
     }
   }
-}
-
-function utf8Length(text: string): number {
-  // Fast path: pure ASCII text has one byte per code unit.
-  // deno-lint-ignore no-control-regex
-  return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
 }

@@ -1,4 +1,5 @@
 import { dirname, relative } from "node:path";
+import { utf8ByteLength } from "../core/mod.ts";
 import type { ToolContext, ToolDescriptor } from "./tool_descriptor.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { ToolFailure } from "./tool_failure.ts";
@@ -95,10 +96,8 @@ export const FS_WRITE_TEXT: ToolDescriptor = {
   async run(args, context: ToolContext) {
     const root = context.policy.root;
     const text = args.text as string;
-    // UTF-16 length × 3 bounds the UTF-8 size: cheap to check before encoding.
-    if (
-      text.length * 3 > MAX_WRITE_BYTES && new TextEncoder().encode(text).length > MAX_WRITE_BYTES
-    ) {
+    // UTF-16 length × 3 bounds the UTF-8 size: cheap to check before counting.
+    if (text.length * 3 > MAX_WRITE_BYTES && utf8ByteLength(text) > MAX_WRITE_BYTES) {
       throw new ToolFailure("too_large", `Text is larger than ${MAX_WRITE_BYTES} bytes`);
     }
     const path = await resolveInRoot(root, args.path as string, { allowMissing: true });
