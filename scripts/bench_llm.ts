@@ -1,9 +1,12 @@
 /**
  * Overhead of lib/llm over a raw `fetch` against the local mock server, per call and per
- * streamed chunk. Run: `deno run -A scripts/bench_llm.ts [--calls 300] [--chunks 2000]`.
+ * streamed chunk; then CPU per delta when every read brings one event (a token stream as it
+ * really arrives), on in-process bodies so only the reading is measured.
+ * Run: `deno run -A scripts/bench_llm.ts [--calls 300] [--chunks 2000]`.
  */
 import { parseArgs } from "node:util";
 import { createLanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
+import { byteReader } from "../lib/core/mod.ts";
 import { startMockLlmServer } from "./mock_llm_server.ts";
 
 const { values } = parseArgs({
@@ -100,3 +103,81 @@ const rawStreamMs = await time(`raw SSE read, ${chunks} chunks`, streamRuns, raw
 const layerStreamMs = await time(`model.stream, ${chunks} chunks`, streamRuns, layerStream);
 const perChunkUs = ((layerStreamMs - rawStreamMs) / chunks) * 1000;
 console.log(`${"overhead per streamed chunk".padEnd(34)} ${perChunkUs.toFixed(2).padStart(9)} µs`);
+
+// One event per read: 200 streams of 200 deltas at once, bodies made in this process.
+const STREAMS = 200;
+const EVENTS = 200;
+const encoder = new TextEncoder();
+const event = encoder.encode(
+  `data: {"choices":[{"index":0,"delta":{"content":"abcd"},"finish_reason":null}]}\n\n`,
+);
+function eventBody(): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    type: "bytes",
+    async pull(controller) {
+      await null; // each read completes on its own turn, as a socket read does
+      if (sent < EVENTS) controller.enqueue(event.slice());
+      else if (sent === EVENTS) controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+      else {
+        controller.close();
+        controller.byobRequest?.respond(0);
+      }
+      sent++;
+    },
+  });
+}
+const bodyFetch = (() =>
+  Promise.resolve(
+    new Response(eventBody(), { headers: { "content-type": "text/event-stream" } }),
+  )) as typeof fetch;
+const inProcess = createLanguageModel(
+  resolveModelConfig("openai", { env: (name) => env[name] }),
+  { fetch: bodyFetch },
+);
+
+async function bareReads(): Promise<number> {
+  const reader = byteReader(eventBody());
+  const decoder = new TextDecoder();
+  let carry = "";
+  let deltas = 0;
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    const lines = (carry + decoder.decode(step.value, { stream: true })).split("\n");
+    carry = lines.pop()!;
+    for (const line of lines) {
+      if (line.startsWith("data: {") && JSON.parse(line.slice(6)).choices?.[0]?.delta?.content) {
+        deltas++;
+      }
+    }
+  }
+  return deltas;
+}
+
+async function layerReads(): Promise<number> {
+  let deltas = 0;
+  for await (const item of inProcess.stream({ prompt: "x" })) {
+    if (item.type === "text-delta") deltas++;
+  }
+  return deltas;
+}
+
+/** Median µs per delta over 10 rounds of `STREAMS` concurrent streams, after 2 warm-ups. */
+async function perDelta(run: () => Promise<number>): Promise<number> {
+  const rounds: number[] = [];
+  for (let round = 0; round < 12; round++) {
+    const start = performance.now();
+    const counts = await Promise.all(Array.from({ length: STREAMS }, run));
+    const deltas = counts.reduce((sum, count) => sum + count, 0);
+    if (round >= 2) rounds.push(((performance.now() - start) * 1000) / deltas);
+  }
+  return rounds.sort((a, b) => a - b)[rounds.length >> 1];
+}
+
+console.log(`one event per read, ${STREAMS} streams of ${EVENTS} deltas (in-process bodies)`);
+const bareUs = await perDelta(bareReads);
+const layerUs = await perDelta(layerReads);
+console.log(
+  `${"byteReader + split + JSON.parse".padEnd(34)} ${bareUs.toFixed(2).padStart(9)} µs/delta`,
+);
+console.log(`${"model.stream".padEnd(34)} ${layerUs.toFixed(2).padStart(9)} µs/delta`);
+console.log(`${"overhead per read".padEnd(34)} ${(layerUs - bareUs).toFixed(2).padStart(9)} µs`);
