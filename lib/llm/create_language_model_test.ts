@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../core/mod.ts";
+import { FakeClock, responseHash } from "../core/mod.ts";
 import { createLanguageModel, REQUEST_BODY_LIMIT } from "./create_language_model.ts";
 import { ProviderError } from "./provider_error.ts";
 import { resolveModelConfig } from "./resolve_model_config.ts";
@@ -603,6 +603,13 @@ Deno.test("stream() retries a failure before the first delta, then streams", asy
   assert.equal(finish.result.text, "hello");
   assert.equal(finish.result.attempts, 2);
   assert.deepEqual(finish.result.usage, { inputTokens: 1, outputTokens: 2, totalTokens: 3 });
+  // Computed when first read, the same hash as ever, and serialized like any field.
+  assert.equal(finish.result.responseHash, responseHash(finish.result.raw));
+  assert.equal(
+    JSON.parse(JSON.stringify(finish.result)).responseHash,
+    responseHash(finish.result.raw),
+  );
+  assert.equal(finish.result.rawSize, new TextEncoder().encode(finish.result.raw).byteLength);
 });
 
 Deno.test("stream() fails with network_error when the stream ends without its end marker", async () => {

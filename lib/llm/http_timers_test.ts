@@ -45,29 +45,30 @@ Deno.test("HttpAttempt: an expired connect timer ends a hung fetch as a timeout,
   assert.equal(pending.size, 0, "every timer is cleared");
 });
 
-/** A body whose chunks the test pushes by hand. */
-function handBody() {
-  let push!: (chunk: Uint8Array) => void;
+/** An attempt on hand-made timers and clock, its response a body the test pushes by hand. */
+async function handStream() {
+  const { timers, fire, pending } = manualTimers();
+  const clock = { now: 0 };
+  const attempt = new HttpAttempt(TIMEOUTS, undefined, (text) => text, timers, () => clock.now);
+  let enqueue!: (chunk: Uint8Array) => void;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      push = (chunk) => controller.enqueue(chunk);
+      enqueue = (chunk) => controller.enqueue(chunk);
     },
   });
-  return { body, push: (text: string) => push(new TextEncoder().encode(text)) };
+  const response = await attempt.send(() => Promise.resolve(new Response(body)), "http://x/", {});
+  const push = (text: string) => enqueue(new TextEncoder().encode(text));
+  return { attempt, response, push, fire, pending, clock };
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("HttpAttempt: the read watchdog ends a body stalled for readMs", async () => {
-  const { timers, fire, pending } = manualTimers();
-  let now = 0;
-  const attempt = new HttpAttempt(TIMEOUTS, undefined, (text) => text, timers, () => now);
-  const { body, push } = handBody();
-  const response = await attempt.send(() => Promise.resolve(new Response(body)), "http://x/", {});
+  const { attempt, response, push, fire, pending, clock } = await handStream();
   const text = attempt.text(response, 1024);
   push("partial");
   await tick();
-  now += 30000;
+  clock.now += 30000;
   fire(30000);
   await assert.rejects(
     text,
@@ -79,31 +80,27 @@ Deno.test("HttpAttempt: the read watchdog ends a body stalled for readMs", async
 });
 
 Deno.test("HttpAttempt: a chunk restarts the read wait; the watchdog sleeps for what is left", async () => {
-  const { timers, fire, pending } = manualTimers();
-  let now = 0;
-  const attempt = new HttpAttempt(TIMEOUTS, undefined, (text) => text, timers, () => now);
-  const { body, push } = handBody();
-  const response = await attempt.send(() => Promise.resolve(new Response(body)), "http://x/", {});
+  const { attempt, response, push, fire, pending, clock } = await handStream();
   const chunks = attempt.chunks(response, 1024);
   const first = chunks.next();
-  now = 25000;
+  clock.now = 25000;
   push("a"); // 25 s after the read began: in time
   assert.equal((await first).done, false);
   const second = chunks.next(); // the next read begins at 25 s
   await tick();
-  now = 30000;
+  clock.now = 30000;
   fire(30000); // the watchdog finds this read 5 s old: it sleeps 25 s more
   assert.deepEqual([...pending.values()].map((timer) => timer.ms).sort(), [25000, 35000]);
-  now = 54000;
+  clock.now = 54000;
   push("b");
   assert.equal((await second).done, false);
   // The consumer holds the body for 40 s with no read in flight: not a stalled body.
-  now = 94000;
+  clock.now = 94000;
   fire(25000);
   assert.deepEqual([...pending.values()].map((timer) => timer.ms).sort(), [30000, 35000]);
   const third = chunks.next();
   await tick();
-  now = 124000;
+  clock.now = 124000;
   fire(30000);
   await assert.rejects(third, (error: ProviderError) => error.code === "timeout");
   attempt.dispose();
