@@ -55,18 +55,22 @@ async function rawStream(): Promise<number> {
     headers,
     body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "x" }] }),
   });
+  return await bareDeltas(response.body!);
+}
+
+/** The least a reader of an OpenAI event stream does: read as lib/llm reads, split, parse. */
+async function bareDeltas(body: ReadableStream<Uint8Array>): Promise<number> {
+  const reader = byteReader(body);
   const decoder = new TextDecoder();
-  let buffer = "";
+  let carry = "";
   let deltas = 0;
-  for await (const chunk of response.body!) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end;
-    while ((end = buffer.indexOf("\n\n")) !== -1) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame.slice(6);
-      if (data === "[DONE]") continue;
-      if (JSON.parse(data).choices?.[0]?.delta?.content) deltas++;
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    const lines = (carry + decoder.decode(step.value, { stream: true })).split("\n");
+    carry = lines.pop()!;
+    for (const line of lines) {
+      if (line.startsWith("data: {") && JSON.parse(line.slice(6)).choices?.[0]?.delta?.content) {
+        deltas++;
+      }
     }
   }
   return deltas;
@@ -136,23 +140,6 @@ const inProcess = createLanguageModel(
   { fetch: bodyFetch },
 );
 
-async function bareReads(): Promise<number> {
-  const reader = byteReader(eventBody());
-  const decoder = new TextDecoder();
-  let carry = "";
-  let deltas = 0;
-  for (let step = await reader.read(); !step.done; step = await reader.read()) {
-    const lines = (carry + decoder.decode(step.value, { stream: true })).split("\n");
-    carry = lines.pop()!;
-    for (const line of lines) {
-      if (line.startsWith("data: {") && JSON.parse(line.slice(6)).choices?.[0]?.delta?.content) {
-        deltas++;
-      }
-    }
-  }
-  return deltas;
-}
-
 async function layerReads(): Promise<number> {
   let deltas = 0;
   for await (const item of inProcess.stream({ prompt: "x" })) {
@@ -174,7 +161,7 @@ async function perDelta(run: () => Promise<number>): Promise<number> {
 }
 
 console.log(`one event per read, ${STREAMS} streams of ${EVENTS} deltas (in-process bodies)`);
-const bareUs = await perDelta(bareReads);
+const bareUs = await perDelta(() => bareDeltas(eventBody()));
 const layerUs = await perDelta(layerReads);
 console.log(
   `${"byteReader + split + JSON.parse".padEnd(34)} ${bareUs.toFixed(2).padStart(9)} µs/delta`,
