@@ -328,6 +328,29 @@ for (const provider of PROVIDERS) {
     assert.equal(server.requests[0].stream, true);
   });
 
+  Deno.test(`mock server ${provider}: onTextDelta takes every delta as it is decoded, and only finish is yielded`, async () => {
+    const answer = "One two three four five six seven eight nine ten eleven twelve.";
+    await using server = await startMockLlmServer({ answer: () => answer, chunkSize: 5 });
+    const { model } = modelFor(server, provider);
+    const taken: string[] = [];
+    const yielded: StreamEvent[] = [];
+    let takenAfterFinish = 0;
+    const request = {
+      prompt: "count",
+      onTextDelta(text: string) {
+        taken.push(text);
+        if (yielded.length) takenAfterFinish++;
+      },
+    };
+    for await (const event of model.stream(request)) yielded.push(event);
+    assert.deepEqual(yielded.map((event) => event.type), ["finish"], "only finish is yielded");
+    assert.ok(taken.length >= 10);
+    assert.equal(taken.join(""), answer);
+    assert.equal(takenAfterFinish, 0, "every delta comes before finish");
+    const [finish] = yielded;
+    assert.equal(finish.type === "finish" && finish.result.text, answer);
+  });
+
   Deno.test(`mock server ${provider}: a streamed JSON answer is parsed at the end`, async () => {
     await using server = await startMockLlmServer({
       answer: () => ({ title: "streamed", intensity: 1 }),

@@ -277,6 +277,7 @@ export class ChatSession {
         maxToolRounds: options.maxToolRounds,
         trace: (kind, data) =>
           this.#trace(kind, { correlation_id: message.correlation_id, ...data }),
+        onText: (text) => chunks.add(text),
       })
     ) {
       if (event.type === "text") chunks.add(event.text);

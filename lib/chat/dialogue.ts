@@ -50,6 +50,12 @@ export interface DialogueOptions {
   maxToolRounds?: number;
   trace?: DialogueTrace;
   now?: () => number;
+  /**
+   * Takes visible text the moment the model's stream decodes it (`onTextDelta`), in the
+   * same step as the read that carried it, instead of as a `text` event one scheduling
+   * turn later. Without it, visible text is yielded as `text` events.
+   */
+  onText?: (text: string) => void;
 }
 
 /** Tool calls in one block above this are refused as a whole. */
@@ -92,32 +98,40 @@ export async function* dialogue(
       messages: messages.length,
       tier: request.tier,
     });
+    // Visible text waiting to be yielded (when there is no `onText` to take it at once).
+    const visible: string[] = [];
+    let deltas = 0;
+    const onDelta = (text: string) => {
+      deltas++;
+      answer += text;
+      const out = markers.push(text);
+      blocks.push(...out.blocks);
+      if (!out.visible) return;
+      content += out.visible;
+      if (options.onText) options.onText(out.visible);
+      else visible.push(out.visible);
+    };
+    const texts = () => visible.splice(0).map((text): DialogueEvent => ({ type: "text", text }));
     try {
-      let deltas = 0;
       for await (
         const event of model.stream({
           system: request.system,
           messages,
           maxTokens: Math.max(1, maxTokensForTier(request.tier)),
           signal,
+          onTextDelta: onDelta,
         })
       ) {
-        if (event.type === "text-delta") {
-          deltas++;
-          answer += event.text;
-          const out = markers.push(event.text);
-          blocks.push(...out.blocks);
-          if (out.visible) {
-            content += out.visible;
-            yield { type: "text", text: out.visible };
-          }
-        } else {
+        if (event.type === "text-delta") onDelta(event.text);
+        else {
           tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(event.result.text.length / 4);
         }
+        yield* texts();
       }
       trace("llm_stream", { round: rounds, deltas, chars: answer.length });
       trace("llm_done", { round: rounds, ms: Date.now() - started });
     } catch (error) {
+      yield* texts();
       const tail = markers.end();
       if (tail.visible) {
         content += tail.visible;

@@ -360,7 +360,8 @@ class HttpLanguageModel implements LanguageModel {
         }
         answer.text += delta;
         progress.delivered++;
-        yield { type: "text-delta", text: delta };
+        if (request.onTextDelta) request.onTextDelta(delta);
+        else yield { type: "text-delta", text: delta };
       }
       if (step.done) break;
     }

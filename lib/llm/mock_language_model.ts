@@ -127,7 +127,9 @@ export function mockLanguageModel(
       const characters = [...text];
       for (let index = 0; index < characters.length; index += chunkSize) {
         if (request.signal?.aborted) throw request.signal.reason;
-        yield { type: "text-delta", text: characters.slice(index, index + chunkSize).join("") };
+        const piece = characters.slice(index, index + chunkSize).join("");
+        if (request.onTextDelta) request.onTextDelta(piece);
+        else yield { type: "text-delta", text: piece };
       }
       yield { type: "finish", result: result(request, text, json) };
     },

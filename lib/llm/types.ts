@@ -55,6 +55,13 @@ export interface GenerateRequest {
   timeouts?: Partial<Timeouts>;
   traceId?: string;
   signal?: AbortSignal;
+  /**
+   * `stream()` only: each text delta is handed here the moment it is decoded, in the same
+   * step as the read that carried it, instead of being yielded as a `text-delta` event
+   * (which reaches the consumer a scheduling turn later, behind every other stream whose
+   * data arrived at the same time). The `finish` event is yielded as usual.
+   */
+  onTextDelta?: (text: string) => void;
 }
 
 /** Token counts as the provider reported them. */

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import type { LanguageModel, StreamEvent } from "../llm/mod.ts";
+import { mockLanguageModel } from "../llm/mod.ts";
+import { dialogue, type DialogueEvent } from "./dialogue.ts";
+
+const ANSWER = 'Hello <<<NOTES_JSON>>>{"set_goals":["g"]}<<<END_NOTES_JSON>>>there, friend.';
+const REQUEST = {
+  system: "s",
+  messages: [{ role: "user" as const, content: "hi" }],
+  tier: "DIALOGUE" as const,
+  timeoutMs: 5_000,
+};
+
+async function run(model: LanguageModel, onText?: (text: string) => void) {
+  const events: DialogueEvent[] = [];
+  for await (const event of dialogue(REQUEST, { model, onText })) events.push(event);
+  const done = events.at(-1);
+  assert.equal(done?.type, "done");
+  return { events, content: done.type === "done" ? done.content : "" };
+}
+
+Deno.test("dialogue: with onText, visible text is taken as it is decoded; without, it is yielded — the same text", async () => {
+  for (const chunkSize of [1, 3, 7, 100]) {
+    const model = () => mockLanguageModel(() => ANSWER, { chunkSize });
+    const yielded = await run(model());
+    const texts = yielded.events.flatMap((event) => event.type === "text" ? [event.text] : []);
+    assert.equal(texts.join(""), "Hello there, friend.");
+    assert.equal(yielded.content, "Hello there, friend.");
+
+    const taken: string[] = [];
+    const pushed = await run(model(), (text) => taken.push(text));
+    const late = pushed.events.flatMap((event) => event.type === "text" ? [event.text] : []);
+    assert.equal(taken.join("") + late.join(""), "Hello there, friend.", `chunks of ${chunkSize}`);
+    assert.equal(pushed.content, "Hello there, friend.");
+    assert.ok(pushed.events.some((event) => event.type === "notes"), "the NOTES block is parsed");
+  }
+});
+
+Deno.test("dialogue: onText runs inside the model's onTextDelta call, before the stream moves on", async () => {
+  const taken: string[] = [];
+  const seenInside: number[] = [];
+  const model: LanguageModel = {
+    ...mockLanguageModel(() => ""),
+    async *stream(request): AsyncGenerator<StreamEvent> {
+      for (const piece of ["one ", "two ", "three"]) {
+        request.onTextDelta!(piece);
+        seenInside.push(taken.length);
+        await Promise.resolve();
+      }
+      yield { type: "finish", result: await mockLanguageModel(() => "one two three").generate({}) };
+    },
+  };
+  const { content } = await run(model, (text) => taken.push(text));
+  assert.deepEqual(seenInside, [1, 2, 3], "each piece was shown before the model went on");
+  assert.deepEqual(taken, ["one ", "two ", "three"]);
+  assert.equal(content, "one two three");
+});
