@@ -276,3 +276,33 @@ Deno.test({
     await nowhere.body?.cancel();
   },
 });
+
+Deno.test({
+  name:
+    "gateway: a WebSocket from another site's page is refused (403); the gateway's own page and non-browser clients are let in",
+  ...TEST,
+  async fn() {
+    await using fixture = await gatewayFixture();
+    const port = Number(new URL(fixture.url).port);
+    const open = async (origin: string | undefined) => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      const head = `GET /chat/kgent?session=o1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+        `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${
+          btoa("origin-test-key!")
+        }\r\n` +
+        `Sec-WebSocket-Version: 13\r\n${origin ? `Origin: ${origin}\r\n` : ""}\r\n`;
+      await conn.write(new TextEncoder().encode(head));
+      const buffer = new Uint8Array(4096);
+      const read = await Promise.race([
+        conn.read(buffer),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
+      ]);
+      conn.close();
+      return new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0];
+    };
+    assert.match(await open("http://evil.example"), /^HTTP\/1\.1 403 /);
+    assert.match(await open(`http://localhost:${port}`), /^HTTP\/1\.1 403 /);
+    assert.match(await open(`http://127.0.0.1:${port}`), /^HTTP\/1\.1 101 /);
+    assert.match(await open(undefined), /^HTTP\/1\.1 101 /);
+  },
+});

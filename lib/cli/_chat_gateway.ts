@@ -11,6 +11,7 @@ import {
   SESSION_ID,
 } from "../chat/mod.ts";
 import { CHAT_PAGE } from "./_chat_page.ts";
+import { OversizeMessage, ServerWebSocket, type Upgrade } from "./_web_socket_server.ts";
 
 /** The wire protocol version (K-gent API §4). */
 export const PROTOCOL_VERSION = "1.0.0";
@@ -40,7 +41,7 @@ export interface GatewayOptions {
 }
 
 interface Client {
-  socket: WebSocket;
+  socket: ServerWebSocket;
   role: Role;
   subscriptions: Map<string, () => void>;
 }
@@ -85,8 +86,8 @@ export class ChatGateway {
     );
   }
 
-  /** The `Deno.serve` handler. */
-  handle = (request: Request): Response => {
+  /** The `serveWebSocketHttp` handler. */
+  handle = (request: Request, upgrade: Upgrade): Response => {
     const url = new URL(request.url);
     if (request.method === "GET" && (url.pathname === "/" || url.pathname === "/index.html")) {
       return new Response(CHAT_PAGE, {
@@ -113,10 +114,21 @@ export class ChatGateway {
         status: 400,
       });
     }
-    const { socket, response } = Deno.upgradeWebSocket(request, {
-      // Deno pings every `idleTimeout` seconds and closes a peer that does not answer.
-      idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval)),
-    });
+    if (!sameOrigin(request)) {
+      // A page on another site must not drive this user's sessions and sandboxed tools.
+      return new Response("Cross-origin WebSocket refused\n", { status: 403 });
+    }
+    let upgraded: ReturnType<Upgrade>;
+    try {
+      upgraded = upgrade({
+        // A ping every heartbeat; a peer that has not answered the last one is dropped.
+        idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval)),
+        maxMessageBytes: MAX_FRAME_BYTES,
+      });
+    } catch (error) {
+      return new Response(`${errorMessage(error)}\n`, { status: 400 });
+    }
+    const { socket, response } = upgraded;
     this.#accept({ socket, role: match[1] as Role, subscriptions: new Map() }, sessionId, match[2]);
     return response;
   };
@@ -236,7 +248,7 @@ export class ChatGateway {
     while (next < reply.events.length) {
       for (const event of reply.events.slice(next)) {
         const since = Date.now();
-        while (socket.readyState === WebSocket.OPEN && socket.bufferedAmount > cap / 2) {
+        while (socket.readyState === ServerWebSocket.OPEN && socket.bufferedAmount > cap / 2) {
           if (Date.now() - since > REPLAY_STALL_MS) {
             this.#slowClosed++;
             socket.close(1013, "reader too slow; reconnect and resume");
@@ -244,7 +256,7 @@ export class ChatGateway {
           }
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
-        if (cancelled() || socket.readyState !== WebSocket.OPEN) return undefined;
+        if (cancelled() || socket.readyState !== ServerWebSocket.OPEN) return undefined;
         try {
           socket.send(chatEventToJson(event));
         } catch {
@@ -269,7 +281,7 @@ export class ChatGateway {
 
   #sendTo(client: Client, event: ChatEvent): void {
     const socket = client.socket;
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.readyState !== ServerWebSocket.OPEN) return;
     if (socket.bufferedAmount > (this.#options.maxBufferedBytes ?? MAX_BUFFERED_BYTES)) {
       // A reader this slow would make us hold its backlog twice; it resumes by sequence.
       this.#slowClosed++;
@@ -308,6 +320,23 @@ export class ChatGateway {
   }
 }
 
+/**
+ * Whether a browser's `Origin` (if any) is this server's own: the same host and port as
+ * the request's `Host` (`http` or, behind a TLS proxy, `https`). Clients that are not
+ * pages send no `Origin` and are let through.
+ */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  try {
+    const url = new URL(origin);
+    return ["http:", "https:"].includes(url.protocol) &&
+      url.host === (request.headers.get("host") ?? "").toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /** An error for a frame refused before any reply started: sequence 1, and no `done`. */
 function rejection(
   code: ChatErrorCode,
@@ -340,6 +369,9 @@ function invalid(message: string, correlationId?: string): Frame {
 
 /** Checks a client frame (K-gent API §4) without trusting any of it. */
 export function parseFrame(data: unknown): Frame {
+  if (data instanceof OversizeMessage) {
+    return invalid(`Frame is larger than ${MAX_FRAME_BYTES} bytes`);
+  }
   if (typeof data !== "string") return invalid("Frames must be JSON text");
   // UTF-16 length × 3 bounds the UTF-8 size: most frames need no count at all.
   if (

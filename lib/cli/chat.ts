@@ -22,6 +22,7 @@ import {
   openChatSession,
 } from "./_chat_backend.ts";
 import { ChatGateway } from "./_chat_gateway.ts";
+import { serveWebSocketHttp } from "./_web_socket_server.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help =
@@ -401,11 +402,11 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     log,
   });
   const stopping = new AbortController();
-  const server = Deno.serve(
-    { hostname: host, port, signal: stopping.signal, onListen() {} },
+  const server = serveWebSocketHttp(
+    { hostname: host, port, signal: stopping.signal },
     gateway.handle,
   );
-  const address = server.addr as Deno.NetAddr;
+  const address = server.addr;
   const shownHost = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
   const url = `http://${shownHost}:${address.port}/`;
   const readyFile = values["ready-file"] ? resolve(io.cwd, values["ready-file"]) : undefined;

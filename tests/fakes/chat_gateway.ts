@@ -6,6 +6,7 @@ import {
   templateModel,
 } from "../../lib/chat/mod.ts";
 import { ChatGateway } from "../../lib/cli/_chat_gateway.ts";
+import { serveWebSocketHttp } from "../../lib/cli/_web_socket_server.ts";
 import {
   type MockLlmServer,
   type MockProvider,
@@ -149,12 +150,10 @@ export async function gatewayFixture(
       ChatSession.open({ id, agent, model, fallback: templateModel(), config }),
   });
   const stopping = new AbortController();
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: stopping.signal,
-    onListen() {},
-  }, gateway.handle);
+  const server = serveWebSocketHttp(
+    { hostname: "127.0.0.1", port: 0, signal: stopping.signal },
+    gateway.handle,
+  );
   const url = `ws://127.0.0.1:${server.addr.port}`;
   const sockets: TestSocket[] = [];
   return {
