@@ -346,11 +346,14 @@ for (const spread of [0, DELAY_MS]) {
   const [runtime, own, ours] = cases.filter((one) => one.spread === spread).map((one) =>
     quantile(one.timing.added, 0.99)
   );
-  const over = (floor: number) => `${(ours - floor).toFixed(2)} ms`;
+  // What the gateway adds over a bare relay of the same stream, at the same moment: judged
+  // against the lower floor, so the worse of the two readings.
+  const added = ours - Math.min(runtime, own);
   console.log(
-    `gateway, replies ${spread ? "spread" : "together"}: ${ours.toFixed(2)} ms at p99 (goal ≤ 2: ${
-      ours <= 2 ? "met" : "not met"
-    }); over the floors' p99: ${over(runtime)} (Deno.serve), ${over(own)} (own server)`,
+    `gateway, replies ${spread ? "spread" : "together"}: adds ${added.toFixed(2)} ms at p99 over ` +
+      `a bare relay (goal ≤ 2: ${added <= 2 ? "met" : "not met"}); p99 ${ours.toFixed(2)} ms ` +
+      `from the delta to the client, the floors' ${runtime.toFixed(2)} (Deno.serve) and ` +
+      `${own.toFixed(2)} (own server)`,
   );
 }
 const together = cases.find((one) => one.name === "gateway" && one.spread === 0)!.timing;
