@@ -54,6 +54,12 @@ class Raw {
   static async open(port: number): Promise<Raw> {
     return new Raw(await Deno.connect({ hostname: "127.0.0.1", port }));
   }
+  /** Opened, with the opening handshake sent. */
+  static async upgraded(port: number): Promise<Raw> {
+    const raw = await Raw.open(port);
+    await raw.write(handshake());
+    return raw;
+  }
   async #pump() {
     const buffer = new Uint8Array(65536);
     try {
@@ -176,8 +182,7 @@ Deno.test("ws server: fragments are joined, a ping between them is answered, a c
     socket.onmessage = (event) => messages.push(event.data);
     socket.onclose = (event) => closes.push(event.code);
   }, async (port) => {
-    const raw = await Raw.open(port);
-    await raw.write(handshake());
+    const raw = await Raw.upgraded(port);
     await raw.until(() => raw.text().includes("\r\n\r\n"));
     assert.match(raw.text(), /^HTTP\/1\.1 101 /);
     assert.match(raw.text(), /sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=\r\n/i);
@@ -223,8 +228,7 @@ for (
     await withServer((socket) => {
       socket.onmessage = (event) => messages.push(event.data);
     }, async (port) => {
-      const raw = await Raw.open(port);
-      await raw.write(handshake());
+      const raw = await Raw.upgraded(port);
       await raw.write(frame);
       await raw.until(() => raw.frames().some(([opcode]) => opcode === 0x8));
       const close = raw.frames().find(([opcode]) => opcode === 0x8)!;
@@ -241,8 +245,7 @@ Deno.test("ws server: a message over the cap is dropped as it streams and report
   await withServer((socket) => {
     socket.onmessage = (event) => messages.push(event.data);
   }, async (port) => {
-    const raw = await Raw.open(port);
-    await raw.write(handshake());
+    const raw = await Raw.upgraded(port);
     await raw.write(clientFrame(0x1, "a".repeat(600), false));
     await raw.write(clientFrame(0x0, "b".repeat(70_000)));
     await raw.write(clientFrame(0x1, "after"));
@@ -301,8 +304,7 @@ Deno.test("ws server: a peer that answers no ping is dropped; one that answers s
   await withServer((socket) => {
     socket.onclose = (event) => closes.push(event.code);
   }, async (port) => {
-    const silent = await Raw.open(port);
-    await silent.write(handshake());
+    const silent = await Raw.upgraded(port);
     const client = new WebSocket(`ws://127.0.0.1:${port}/ws`);
     await new Promise((resolve) => (client.onopen = resolve));
     await silent.until(() => silent.closed, 6000);
