@@ -318,6 +318,31 @@ Deno.test("ws server: a peer that answers no ping is dropped; one that answers s
   }, { idleTimeout: 1 });
 });
 
+Deno.test("ws server: a peer that stopped reading is closed when its close is not answered, its backlog dropped", async () => {
+  let socket: ServerWebSocket | undefined;
+  const closed = Promise.withResolvers<number>();
+  await withServer((opened) => {
+    socket = opened;
+    opened.onopen = () => {
+      // More than loopback's buffers take: the writes stall with most of this queued here.
+      for (let i = 0; i < 24; i++) opened.send("x".repeat(1024 * 1024));
+      opened.close(1013, "reader too slow");
+    };
+    opened.onclose = () => closed.resolve(performance.now());
+  }, async (port) => {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(new TextEncoder().encode(handshake()));
+    const start = performance.now();
+    const timeout = setTimeout(() => closed.reject(new Error("still open after 8 s")), 8000);
+    const at = await closed.promise;
+    clearTimeout(timeout);
+    assert.ok(at - start < 6000, `closed after ${at - start} ms`);
+    assert.equal(socket?.readyState, 3);
+    assert.equal(socket?.bufferedAmount, 0, "the backlog is dropped");
+    conn.close();
+  });
+});
+
 Deno.test("ws server: plain requests get one answer and the connection closes; bad ones are refused", async () => {
   await withServer(() => {}, async (port) => {
     const cases: [string, RegExp][] = [

@@ -92,7 +92,10 @@ export class ServerWebSocket {
   #awaitingPong = false;
   #closeTimer: ReturnType<typeof setTimeout> | undefined;
   #closeSent = false;
+  #ending = false;
   #ended = false;
+  /** Called when the write queue empties (set while an ending waits to flush). */
+  #drained: (() => void) | undefined;
   #finished: () => void = () => {};
 
   constructor(options: UpgradeOptions = {}) {
@@ -184,6 +187,7 @@ export class ServerWebSocket {
       this.#end(1006, "", false);
     } finally {
       this.#writing = false;
+      this.#drained?.();
     }
   }
 
@@ -222,59 +226,49 @@ export class ServerWebSocket {
       case "pong":
         return true;
       case "close":
-        this.readyState = ServerWebSocket.CLOSING;
         this.#sendClose(event.code === 1005 ? 1000 : event.code, "");
-        this.#end(event.code, event.reason, true);
+        this.#end(event.code, event.reason, true, true);
         return false;
       case "fail":
-        this.readyState = ServerWebSocket.CLOSING;
         this.#sendClose(event.code, event.reason);
-        this.#end(event.code, event.reason, false);
+        this.#end(event.code, event.reason, false, true);
         return false;
     }
   }
 
-  /** Closes the TCP connection once what is queued (the close frame too) has gone. */
-  #end(code: number, reason: string, wasClean: boolean): void {
-    if (this.#ended) return;
+  /**
+   * Ends the socket. With `flush`, what is queued (our close frame) goes first, for at most
+   * `CLOSE_TIMEOUT_MS`; otherwise (a dead or silent peer) the connection closes at once and
+   * the queue is dropped, so a peer that stopped reading cannot hold it.
+   */
+  #end(code: number, reason: string, wasClean: boolean, flush = false): void {
+    if (this.#ending) return;
+    this.#ending = true;
+    this.readyState = Math.max(this.readyState, ServerWebSocket.CLOSING);
     clearInterval(this.#pinger);
-    const pending = this.#writing ? this.#waitForDrain() : Promise.resolve();
-    void pending.then(() => {
-      if (this.#ended) return;
-      this.#ended = true;
-      clearTimeout(this.#closeTimer);
-      this.#queue = [];
-      this.#queued = 0;
-      try {
-        this.#conn?.close();
-      } catch {
-        // already closed
-      }
-      this.readyState = ServerWebSocket.CLOSED;
-      this.#fire(() => this.onclose?.({ code, reason, wasClean }));
-      this.#finished();
-    });
-    if (!wasClean || !this.#writing) return;
-    // A peer that answered our close but stopped reading must not hold the socket open.
-    setTimeout(() => this.#forceEnd(code, reason), CLOSE_TIMEOUT_MS);
+    clearTimeout(this.#closeTimer);
+    if (!flush || !this.#writing) return this.#close(code, reason, wasClean);
+    const timer = setTimeout(() => this.#close(code, reason, false), CLOSE_TIMEOUT_MS);
+    this.#drained = () => {
+      clearTimeout(timer);
+      this.#close(code, reason, wasClean);
+    };
   }
 
-  #waitForDrain(): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => (!this.#writing || this.#ended ? resolve() : setTimeout(check, 5));
-      check();
-    });
-  }
-
-  #forceEnd(code: number, reason: string): void {
+  #close(code: number, reason: string, wasClean: boolean): void {
     if (this.#ended) return;
-    this.#writing = false;
+    this.#ended = true;
+    this.#drained = undefined;
+    this.#queue = [];
+    this.#queued = 0;
     try {
       this.#conn?.close();
     } catch {
       // already closed
     }
-    this.#end(code, reason, false);
+    this.readyState = ServerWebSocket.CLOSED;
+    this.#fire(() => this.onclose?.({ code, reason, wasClean }));
+    this.#finished();
   }
 
   #fire(call: () => void): void {
