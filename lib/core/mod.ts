@@ -45,3 +45,14 @@ export { VERSION } from "./version.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
 export { MAX_DOT_ENV_BYTES, parseDotEnv } from "./dot_env.ts";
+export {
+  constantTimeEqual,
+  hostnameOfHost,
+  isLoopbackHostname,
+  LOOPBACK_HOSTS,
+  newServerToken,
+  ServerEdge,
+  type ServerEdgeOptions,
+  type TokenChannel,
+} from "./server_edge.ts";
+export { type LocalServer, serveLocal, type ServeLocalOptions } from "./serve_local.ts";
