@@ -4,12 +4,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import {
-  MAX_DOT_ENV_BYTES,
-  neutralizeTerminalText,
-  parseDotEnv,
-  SerialWriter,
-} from "./lib/core/mod.ts";
+import { parseEnv } from "node:util";
+import { neutralizeTerminalText, SerialWriter } from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 
 const encoder = new TextEncoder();
@@ -35,6 +31,9 @@ export function selfCommand(): string[] {
     : [executable];
 }
 
+/** `.env` files above this are not read (a `.env` is a handful of lines). */
+export const MAX_DOT_ENV_BYTES = 64 * 1024;
+
 /**
  * `.env` in the working folder, read once at start (`.env.sample` tells users to make
  * one); the real environment always wins. A missing, unreadable or oversized file is
@@ -45,7 +44,9 @@ export function readDotEnv(cwd: string): Map<string, string> {
     const path = join(cwd, ".env");
     const info = Deno.statSync(path);
     if (!info.isFile || info.size > MAX_DOT_ENV_BYTES) return new Map();
-    return parseDotEnv(Deno.readTextFileSync(path)).values;
+    // node:util parseEnv: `NAME=value`, `export`, quotes, `#` comments; nothing expanded.
+    const values = Object.entries(parseEnv(Deno.readTextFileSync(path)));
+    return new Map(values.filter((entry): entry is [string, string] => entry[1] !== undefined));
   } catch {
     return new Map();
   }

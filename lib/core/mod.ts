@@ -23,7 +23,7 @@ export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
 export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
 export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
 export { formatBytes } from "./format_bytes.ts";
-export { stripJsonc } from "./jsonc.ts";
+export { parseJsonc } from "./jsonc.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type ByteReader, byteReader } from "./byte_reader.ts";
@@ -44,7 +44,6 @@ export {
 export { VERSION } from "./version.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
-export { MAX_DOT_ENV_BYTES, parseDotEnv } from "./dot_env.ts";
 export {
   constantTimeEqual,
   hostnameOfHost,

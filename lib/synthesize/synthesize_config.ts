@@ -3,7 +3,7 @@
  * JSONC (`{"huginn": {"synthesis": …, "validation": …, "llm": …}}`, or the inner object
  * alone). Unknown keys and wrong types are errors naming the key.
  */
-import { isRecord, parseJson, stripJsonc, SynError } from "../core/mod.ts";
+import { isRecord, parseJsonc, SynError } from "../core/mod.ts";
 import { DEFAULT_VALIDATION_CONFIG, type ValidationConfig } from "./replay_validation.ts";
 
 export interface SynthesizeConfig {
@@ -52,7 +52,7 @@ const CHECKS: Record<string, (value: unknown) => boolean> = {
 
 /** The configuration from a `syn.jsonc` text (`source` names it in errors). */
 export function parseSynthesizeConfig(text: string, source: string): SynthesizeConfig {
-  const parsed = parseJson(stripJsonc(text), source);
+  const parsed = parseJsonc(text, source);
   const root = isRecord(parsed) && isRecord(parsed.huginn) ? parsed.huginn : parsed;
   if (!isRecord(root)) throw new SynError("config_error", `${source}: must be a JSON object`);
   const config = structuredClone(DEFAULT_SYNTHESIZE_CONFIG) as unknown as Record<
