@@ -49,10 +49,20 @@ function editDistance(a: string, b: string): number {
   return row[b.length];
 }
 
+/** Error codes that mean the user's own input (a file, a config) is unusable: exit 2. */
+const BAD_INPUT_CODES: ReadonlySet<string> = new Set([
+  "io_error",
+  "parse_error",
+  "config_error",
+  "not_found",
+]);
+
 /**
  * Runs `syn` with its arguments. Maps errors to exit codes in one place: a
- * `UsageError` → 2 with a one-line hint; a `SynError` → 2 with its message (IO and
- * parse trouble); anything else → 1 with the message, never a stack.
+ * `UsageError` → 2 with a one-line hint; input the user named that cannot be read or
+ * parsed (`io_error`, `parse_error`, `config_error`, `not_found`) → 2 with its message; every other
+ * failure of the job (a provider or network failure, a synthesis error, …) → 1 with the
+ * message, never a stack.
  */
 export async function runCli(
   argv: readonly string[],
@@ -97,7 +107,7 @@ export async function runCli(
     }
     if (error instanceof SynError) {
       await io.stderr(`syn ${command.name}: ${error.message}\n`);
-      return EXIT.usage;
+      return BAD_INPUT_CODES.has(error.code) ? EXIT.usage : EXIT.failure;
     }
     await io.stderr(`syn ${command.name}: ${errorMessage(error)}\n`);
     return EXIT.failure;

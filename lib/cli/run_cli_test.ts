@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { SynError, UsageError, VERSION } from "../core/mod.ts";
+import { ProviderError } from "../llm/mod.ts";
+import { SynthesisError } from "../synthesize/mod.ts";
 import { fakeIo } from "../../tests/fakes/cli_io.ts";
 import type { Command } from "./io.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
@@ -30,7 +32,11 @@ const commands: Command[] = [
       Promise.resolve({
         help: "Usage: syn explode KIND\n",
         run: (args) => {
-          if (args[0] === "io") throw new SynError("io", "cannot read x.json: not found");
+          if (args[0] === "io") throw new SynError("io_error", "cannot read x.json: not found");
+          if (args[0] === "provider") {
+            throw new ProviderError("rate_limited", "HTTP 429 from the provider", { status: 429 });
+          }
+          if (args[0] === "synthesis") throw new SynthesisError("the answer has no steps", []);
           if (args[0] === "usage") throw new UsageError("explode: KIND is required");
           throw new Error("boom");
         },
@@ -89,6 +95,11 @@ Deno.test("runCli() maps errors to exit codes without stacks", async () => {
   const usage = fakeIo();
   assert.equal(await runCli(["explode", "usage"], usage, commands), 2);
   assert.match(usage.err(), /KIND is required; see 'syn explode --help'/);
+  const provider = fakeIo();
+  assert.equal(await runCli(["explode", "provider"], provider, commands), 1);
+  assert.match(provider.err(), /^syn explode: Provider request failed with rate_limited/);
+  const synthesis = fakeIo();
+  assert.equal(await runCli(["explode", "synthesis"], synthesis, commands), 1);
   const crash = fakeIo();
   assert.equal(await runCli(["explode", "other"], crash, commands), 1);
   assert.equal(crash.err(), "syn explode: boom\n");
