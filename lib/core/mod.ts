@@ -23,7 +23,6 @@ export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
 export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
 export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
 export { formatBytes } from "./format_bytes.ts";
-export { parseJsonc } from "./jsonc.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type ByteReader, byteReader } from "./byte_reader.ts";

@@ -3,7 +3,8 @@
  * JSONC (`{"huginn": {"synthesis": …, "validation": …, "llm": …}}`, or the inner object
  * alone). Unknown keys and wrong types are errors naming the key.
  */
-import { isRecord, parseJsonc, SynError } from "../core/mod.ts";
+import { isRecord, SynError } from "../core/mod.ts";
+import { parseJsonc } from "./_jsonc.ts";
 import { DEFAULT_VALIDATION_CONFIG, type ValidationConfig } from "./replay_validation.ts";
 
 export interface SynthesizeConfig {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseJsonc } from "./mod.ts";
+import { parseJsonc } from "./_jsonc.ts";
 
 Deno.test("parseJsonc() reads comments and trailing commas, never inside strings", () => {
   const text = `{

@@ -1,11 +1,11 @@
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { SynError } from "./errors.ts";
-import { lineColumnAt } from "./parse_json.ts";
+import { lineColumnAt, SynError } from "../core/mod.ts";
 
 /**
  * JSON with comments (JSONC, as `syn.jsonc` and editors write it: `//` and `/* … *\/`
  * comments, trailing commas), parsed by `jsonc-parser`. A failure is a `SynError` with code
- * `parse_error` naming the source, line and column of the first problem.
+ * `parse_error` naming the source, line and column of the first problem. It lives here,
+ * beside its one reader, so that commands that read no `syn.jsonc` never load the parser.
  */
 export function parseJsonc(text: string, source = "<input>"): unknown {
   const errors: ParseError[] = [];
