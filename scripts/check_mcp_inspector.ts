@@ -8,7 +8,8 @@
  *
  * Needs `npx` and the npm registry (or an npm cache that holds the Inspector). Prints one
  * line per check and exits 0 when all pass, 1 when one fails, 2 when the Inspector cannot
- * be run at all. Not part of `deno task test`: the test suite stays offline.
+ * be run at all. `tests/mcp_inspector_test.ts` runs it (and skips, saying why, when the
+ * Inspector cannot be installed).
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -38,6 +39,7 @@ async function inspector(version: string, readyFile: string, args: string[]): Pr
       "--cli",
       "-e",
       `MCP_READY_FILE=${readyFile}`,
+      ...serverEnv(),
       Deno.execPath(),
       "run",
       "-A",
@@ -56,6 +58,16 @@ async function inspector(version: string, readyFile: string, args: string[]): Pr
     stdout: decoder.decode(output.stdout),
     stderr: decoder.decode(output.stderr),
   };
+}
+
+/**
+ * The Inspector starts the server with its own small default environment (no `DENO_DIR`):
+ * pass this Deno's cache on, so the server finds the npm packages already there instead of
+ * downloading them into another cache, and ask it for plain text.
+ */
+function serverEnv(): string[] {
+  const denoDir = Deno.env.get("DENO_DIR");
+  return ["-e", "NO_COLOR=1", ...(denoDir ? ["-e", `DENO_DIR=${denoDir}`] : [])];
 }
 
 /** The Inspector's arguments for `tools/call` of `tool` with `key=value` arguments. */

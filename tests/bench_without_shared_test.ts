@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childEnv } from "./fakes/child_env.ts";
 import { runCommand } from "./fakes/cli_io.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -13,7 +14,13 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 /** The tracked files of this checkout, or undefined where git cannot list them. */
 async function trackedFiles(): Promise<string[] | undefined> {
   try {
-    const listed = await new Deno.Command("git", { args: ["ls-files", "-z"], cwd: root }).output();
+    const listed = await new Deno.Command("git", {
+      args: ["ls-files", "-z"],
+      cwd: root,
+      clearEnv: true,
+      env: childEnv(),
+      stderr: "piped",
+    }).output();
     if (!listed.success) return undefined;
     return new TextDecoder().decode(listed.stdout).split("\0").filter(Boolean);
   } catch {

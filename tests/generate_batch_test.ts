@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readJsonl } from "../lib/core/mod.ts";
 import { generateDeterministic, normalizeAsset } from "../lib/generate/mod.ts";
 import { run } from "../lib/cli/generate.ts";
+import { childEnv } from "./fakes/child_env.ts";
 import { fakeIo, runSyn } from "./fakes/cli_io.ts";
 import {
   assertLogRecordsValid,
@@ -194,8 +195,13 @@ Deno.test({
   fn: async () => {
     using work = tempDir();
     const fifo = `${work.path}/prompts.fifo`;
-    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
-    assert.ok(made.success, "mkfifo");
+    const made = await new Deno.Command("mkfifo", {
+      args: [fifo],
+      clearEnv: true,
+      env: childEnv(),
+      stderr: "piped",
+    }).output();
+    assert.ok(made.success, `mkfifo: ${new TextDecoder().decode(made.stderr)}`);
     // 17 MiB of comment lines: a pipe has no size to check up front, so the read must stop.
     const feeding = (async () => {
       using pipe = await Deno.open(fifo, { write: true });

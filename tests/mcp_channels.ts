@@ -17,6 +17,7 @@ import {
   serveConnection,
 } from "../lib/rpc/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
+import { childEnv } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 
 export type TransportName = "memory" | "stdio" | "tcp" | "socket";
@@ -201,19 +202,11 @@ export function spawnStdioServer(
     fileURLToPath(new URL("./fakes/delayed_mcp_serve.ts", import.meta.url)),
     String(options.delayMs),
   ];
-  const denoDir = Deno.env.get("DENO_DIR");
   const child = new Deno.Command(SELF_COMMAND[0], {
     args: [...entry, ...(options.args ?? ["--stdio"])],
     // A cleared, explicit environment: a user's MCP_*/LABS_* cannot change the result.
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      NO_COLOR: "1",
-      RUST_BACKTRACE: "0",
-      MCP_READY_FILE: readyFile,
-      ...(denoDir ? { DENO_DIR: denoDir } : {}),
-      ...options.env,
-    },
+    env: childEnv({ MCP_READY_FILE: readyFile, ...options.env }),
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

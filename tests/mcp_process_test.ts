@@ -166,15 +166,16 @@ Deno.test("mcp-serve --socket replaces a stale socket file and removes it on exi
     clearEnv: true,
     env: childEnv(),
     stdout: "piped",
-    stderr: "null",
+    stderr: "piped",
   }).spawn();
+  const ownerStderr = new Response(owner.stderr).text();
   const reader = owner.stdout.getReader();
   await reader.read();
   reader.releaseLock();
   owner.kill("SIGKILL");
   await owner.status;
   await owner.stdout.cancel();
-  assert.equal(exists(socketPath), true);
+  assert.equal(exists(socketPath), true, await ownerStderr);
   const server = spawnStdioServer({
     args: [],
     env: { MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socketPath, MCP_READY_FILE: `${dir}/ready` },

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
 import { connectionFromConn } from "../lib/rpc/mod.ts";
+import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { newService } from "./mcp_channels.ts";
 import { NdjsonClientTransport } from "./mcp_sdk_transport.ts";
@@ -108,13 +109,18 @@ for (const era of ["legacy", "modern"] as Era[]) {
     const transport = new StdioClientTransport({
       command: SELF_COMMAND[0],
       args: [...SELF_COMMAND.slice(1), "mcp-serve", "--stdio"],
-      env: { MCP_READY_FILE: `${readyDir}/ready`, NO_COLOR: "1", RUST_BACKTRACE: "0" },
-      stderr: "ignore",
+      // The SDK's default environment has no DENO_DIR: the child would look for npm
+      // packages in another cache and, offline, end as a bare "Connection closed".
+      env: childEnv({ MCP_READY_FILE: `${readyDir}/ready` }),
+      stderr: "pipe",
     });
+    const stderr = collectStream(transport.stderr);
     const client = newClient(era);
     try {
       await client.connect(transport);
       await exercise(client, era);
+    } catch (error) {
+      throw new Error(`mcp-serve --stdio failed; its stderr:\n${stderr.text()}`, { cause: error });
     } finally {
       await client.close();
       await Deno.remove(readyDir, { recursive: true });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
 import { connectValidator, createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
 import { settlesWithin } from "../lib/rpc/mod.ts";
+import { denoDir } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
 import { newService } from "./mcp_channels.ts";
@@ -251,4 +252,39 @@ Deno.test("connectValidator() calls resolve with transport_error when the server
     detail: "validator closed the connection",
   });
   await client.close();
+});
+
+Deno.test("connectValidator() starts a stdio child with NO_COLOR=1 and our DENO_DIR, and drops its colour codes", async () => {
+  await withReadyDir(async (dir) => {
+    const script = `${dir}/adapter.ts`;
+    // Prints what it was given, and a Deno-style coloured Download line as a first run does.
+    await Deno.writeTextFile(
+      script,
+      `console.error("NO_COLOR=[" + (Deno.env.get("NO_COLOR") ?? "") + "] DENO_DIR=[" +
+         (Deno.env.get("DENO_DIR") ?? "") + "]");
+       console.error("\\x1b[0m\\x1b[32mDownload\\x1b[0m https://registry.npmjs.org/ajv");
+       const reader = Deno.stdin.readable.getReader();
+       await reader.read();
+       await Deno.stdout.write(new TextEncoder().encode(
+         JSON.stringify({ jsonrpc: "2.0", id: 1, result: { ok: true, errors: [] } }) + "\\n"));
+       while (!(await reader.read()).done);`,
+    );
+    const lines: string[] = [];
+    const client = await connectValidator({
+      env: envOf({
+        MCP_ENDPOINT: "stdio",
+        MCP_ADAPTER_CMD: `"${Deno.execPath()}" run --allow-env ${script}`,
+        // Only in the configuration (as from .env), not in this process's environment.
+        DENO_DIR: denoDir(),
+      }),
+      selfCommand: SELF_COMMAND,
+      warn: (line) => lines.push(line),
+    });
+    assert.deepEqual(await client.validateAsset({ name: "x" }), { ok: true, errors: [] });
+    await client.close();
+    assert.deepEqual(lines, [
+      `validator: NO_COLOR=[1] DENO_DIR=[${denoDir()}]`,
+      "validator: Download https://registry.npmjs.org/ajv",
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { COMMANDS, runCli } from "../lib/cli/mod.ts";
+import { childEnv } from "./fakes/child_env.ts";
 import { fakeIo, SELF_COMMAND } from "./fakes/cli_io.ts";
 
 function event(id: string, fields: Record<string, unknown> = {}): string {
@@ -160,27 +161,13 @@ Deno.test("syn synthesize ingest shows a progress line only on a terminal", asyn
   assert.equal(piped.stderr, "");
 });
 
-/** The parent's module cache: the child gets a temporary HOME but must not download. */
-function denoDir(): string {
-  const explicit = Deno.env.get("DENO_DIR");
-  if (explicit) return explicit;
-  const cache = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`;
-  return `${cache}/deno`;
-}
-
 Deno.test("syn synthesize ingest - reads standard input in a real process", async () => {
   using work = workDir();
   const child = new Deno.Command(SELF_COMMAND[0], {
     args: [...SELF_COMMAND.slice(1), "synthesize", "ingest", "-", "--json"],
     cwd: work.path,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: work.path,
-      NO_COLOR: "1",
-      RUST_BACKTRACE: "0",
-      DENO_DIR: denoDir(),
-    },
+    env: childEnv({ HOME: work.path }),
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { childEnv } from "../../tests/fakes/child_env.ts";
 import { condense, newCheckpoint } from "./checkpoint.ts";
 import { CheckpointStore } from "./checkpoint_store.ts";
 
@@ -83,11 +84,7 @@ Deno.test("a checkpoint survives kill -9 during writes: the file is always a who
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", script, join(dir, "state")],
       clearEnv: true,
-      env: {
-        PATH: "/usr/bin:/bin",
-        NO_COLOR: "1",
-        ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      },
+      env: childEnv(),
       stdout: "piped",
       stderr: "piped",
     }).spawn();

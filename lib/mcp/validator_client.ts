@@ -60,6 +60,9 @@ export type ValidatorTarget =
 
 /** Variables a stdio child receives from the caller's environment when they are set. */
 const FORWARDED_TO_CHILD = [
+  // The same Deno cache as ours (also when only `.env` names it): our own child then finds
+  // every npm package we have and never downloads into another cache.
+  "DENO_DIR",
   "SYN_SCHEMAS_DIR",
   "SYN_EXAMPLES_DIR",
   "SYN_BACKEND_URL",
@@ -271,6 +274,8 @@ function spawnValidator(
     const value = options.env(name);
     if (value !== undefined && value !== "") env[name] = value;
   }
+  // Plain text on stderr: what the child says reaches the user's terminal as a warning.
+  env.NO_COLOR = "1";
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(command[0], {
@@ -291,7 +296,10 @@ function spawnValidator(
   });
   const stderrReader = options.warn ? child.stderr.getReader() : undefined;
   const stderrDone = stderrReader
-    ? forwardLines(stderrReader, (line) => options.warn!(`validator: ${line}`))
+    ? forwardLines(stderrReader, (line) => {
+      const plain = withoutColour(line).trim();
+      if (plain !== "") options.warn!(`validator: ${plain}`);
+    })
     : Promise.resolve();
   const graceMs = options.closeGraceMs ?? 2_000;
   const writer = child.stdin.getWriter();
@@ -335,6 +343,17 @@ function spawnValidator(
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * `line` without ANSI CSI sequences (colours, cursor moves: ESC `[` … final byte): a child
+ * that colours its output anyway (Deno's `Download` lines) is shown as plain text rather
+ * than as escaped `\x1b[0m` noise. Any other control character is left for the terminal
+ * guard to neutralise.
+ */
+function withoutColour(line: string): string {
+  // deno-lint-ignore no-control-regex
+  return line.replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "");
+}
 
 async function forwardLines(
   reader: ReadableStreamDefaultReader<Uint8Array>,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { childEnv } from "../../tests/fakes/child_env.ts";
 import { bubblewrapArgv, detectBubblewrap } from "./bubblewrap.ts";
 
 Deno.test("bubblewrapArgv() unshares everything and binds only system folders and the root", async () => {
@@ -33,6 +34,7 @@ Deno.test({
       const output = await new Deno.Command(argv[0], {
         args: argv.slice(1),
         clearEnv: true,
+        env: childEnv(),
         stdout: "piped",
         stderr: "piped",
       }).output();

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { childEnv } from "../../tests/fakes/child_env.ts";
 import { ToolSession } from "./tool_session.ts";
 
 async function session() {
@@ -83,7 +84,13 @@ Deno.test("fs.read_text cuts at max_bytes on a character boundary and says trunc
 Deno.test("fs.read_text reports a missing file, a folder and a FIFO as failures", async () => {
   await using s = await session();
   await Deno.mkdir(join(s.root, "dir"));
-  new Deno.Command("mkfifo", { args: [join(s.root, "pipe")] }).outputSync();
+  const made = new Deno.Command("mkfifo", {
+    args: [join(s.root, "pipe")],
+    clearEnv: true,
+    env: childEnv(),
+    stderr: "piped",
+  }).outputSync();
+  assert.ok(made.success, `mkfifo: ${new TextDecoder().decode(made.stderr)}`);
   assert.equal(
     (await s.tools.call({ id: "1", tool: "fs.read_text", args: { path: "nope" } })).error?.code,
     "not_found",

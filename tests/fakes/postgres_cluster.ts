@@ -122,8 +122,13 @@ export async function startPostgresCluster(
   const stopSync = () => {
     if (stopped) return;
     stopped = true;
-    new Deno.Command(`${bin}/pg_ctl`, { args: stopArgs, uid: user?.uid, gid: user?.gid })
-      .outputSync();
+    new Deno.Command(`${bin}/pg_ctl`, {
+      args: stopArgs,
+      uid: user?.uid,
+      gid: user?.gid,
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin", LC_ALL: "C", TZ: "UTC" },
+    }).outputSync();
     Deno.removeSync(folder, { recursive: true });
   };
   try {
