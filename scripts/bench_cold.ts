@@ -10,6 +10,7 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childEnv } from "../tests/fakes/child_env.ts";
 
 const REPOSITORY = dirname(dirname(fileURLToPath(import.meta.url)));
 const MAIN = join(REPOSITORY, "main.ts");
@@ -78,16 +79,6 @@ async function timeProcess(args: string[], stdin?: string): Promise<number> {
     throw new Error(`${args.join(" ")} exited ${code}: ${new TextDecoder().decode(stderr)}`);
   }
   return elapsed;
-}
-
-/** The few variables a child needs to find Deno's cache and the registry's certificates. */
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["PATH", "HOME", "DENO_DIR", "SSL_CERT_FILE"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 interface Stats {
