@@ -93,3 +93,43 @@ Deno.test("syn critique validates through the service, checks quality and logs t
   assert.equal(broken.code, 2);
   assert.match(broken.stderr, /broken\.json:2:\d+/);
 });
+
+Deno.test('volume "loud" is a wrong option type: syn patch apply refuses it, syn critique exits 1 on it', async () => {
+  using work = tempDir();
+  const env = { MCP_READY_FILE: `${work.path}/mcp.ready`, LABS_LOG_DIR: "labs" };
+  const original = JSON.stringify(good());
+  await Deno.writeTextFile(`${work.path}/asset.json`, original);
+  const patch = [{ op: "replace", path: "/tone/synth/options/volume", value: "loud" }];
+  await Deno.writeTextFile(`${work.path}/loud.patch.json`, JSON.stringify(patch));
+  // The tone schema types synth options loosely: only the critic, which apply runs too,
+  // knows Tone.js needs a number here.
+  const applied = await runSyn(["patch", "apply", "asset.json", "loud.patch.json"], {
+    cwd: work.path,
+    env,
+  });
+  assert.equal(applied.code, 1, applied.stderr);
+  assert.match(
+    applied.stderr,
+    /critique_rejected: \/tone\/synth\/options\/volume must be a number/,
+  );
+  assert.equal(await Deno.readTextFile(`${work.path}/asset.json`), original);
+
+  // The same asset made by hand: schema valid, and still not ok.
+  const loud = good();
+  (loud.tone.synth.options as Record<string, unknown>).volume = "loud";
+  await Deno.writeTextFile(`${work.path}/loud.json`, JSON.stringify(loud));
+  const critique = await runSyn(["critique", "loud.json"], { cwd: work.path, env });
+  assert.equal(critique.code, 1, critique.stderr);
+  const record = JSON.parse(critique.stdout);
+  assert.deepEqual(record.mcp_result, { ok: true, errors: [] });
+  assert.deepEqual(
+    record.issues.filter((issue: { code: string }) => issue.code === "tone_option_type"),
+    [{
+      code: "tone_option_type",
+      severity: "error",
+      path: "/tone/synth/options/volume",
+      message: 'must be a number of decibels, got "loud"',
+    }],
+  );
+  assert.match(critique.stderr, /not ok: schema valid/);
+});

@@ -283,6 +283,41 @@ Deno.test("mcp-serve posts to SYN_BACKEND_URL + SYN_BACKEND_ASSETS_PATH, valid a
   }
 });
 
+Deno.test("mcp-serve never shows the credentials of SYN_BACKEND_URL that a backend echoes", async () => {
+  const { dir, path: readyFile } = await tempPath("ready");
+  const [user, password] = ["backend-user", "backend-pass-s3cret"];
+  const backend = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const authorization = request.headers.get("authorization") ?? "";
+    const detail = `rejected Authorization: ${authorization} (${authorization.slice(6)}, ${
+      atob(authorization.slice(6))
+    })`;
+    return Response.json({ detail }, { status: 401 });
+  });
+  try {
+    const request = { asset: { name: "good" }, validate_first: false };
+    const result = await runSyn(["mcp-serve", "--stdio"], {
+      env: {
+        MCP_READY_FILE: readyFile,
+        SYN_BACKEND_URL: `http://${user}:${password}@127.0.0.1:${backend.addr.port}/api/`,
+      },
+      stdin:
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "populate_backend", params: request }) +
+        "\n",
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const reply = JSON.parse(result.stdout.trimEnd());
+    assert.equal(reply.result.status, 401);
+    assert.match(reply.result.detail, /^rejected Authorization: \*\*\*redacted\*\*\*/);
+    for (const secret of [user, password, btoa(`${user}:${password}`)]) {
+      assert.equal(result.stdout.includes(secret), false, result.stdout);
+      assert.equal(result.stderr.includes(secret), false, result.stderr);
+    }
+  } finally {
+    await backend.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("mcp-serve rejects conflicting flags and bad addresses with exit 2", async () => {
   for (
     const args of [["--stdio", "--tcp", "127.0.0.1:1"], ["--tcp", "nohost"], ["--tcp", "h:99999"]]

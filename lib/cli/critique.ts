@@ -15,8 +15,9 @@ Usage:
 
 Validates the asset through the validator service (MCP_ENDPOINT etc., default: our own
 'syn mcp-serve --stdio' child) and runs quality checks: controls or modulations that
-target uniforms or parameters that do not exist, a silent tone (volume at or below
--60 dB), haptic intensity outside [0, 1], control defaults outside their ranges, uniforms
+target uniforms or parameters that do not exist, a synth type or option Tone.js cannot
+take (volume "loud", an envelope attack that is neither seconds nor "8n", an unknown
+oscillator type…), a silent tone (volume at or below -60 dB), haptic intensity outside [0, 1], control defaults outside their ranges, uniforms
 the fragment shader never uses, missing mouse.x → shader.u_px / inverted mouse.y →
 shader.u_py controls, a fragment shader without main().
 

@@ -1,4 +1,10 @@
-import { errorMessage, UsageError, utf8ByteLength } from "../core/mod.ts";
+import {
+  errorMessage,
+  redactText,
+  secretsFromEnv,
+  UsageError,
+  utf8ByteLength,
+} from "../core/mod.ts";
 import {
   createValidatorHandler,
   type RunningValidatorServer,
@@ -130,7 +136,8 @@ export async function runMcpServe(
     socket: { type: "string" },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const log = (line: string) => void io.stderr(line + "\n");
+  const secrets = secretsFromEnv(io.env);
+  const log = (line: string) => void io.stderr(redactText(line, secrets) + "\n");
   const target = resolveServeTarget(values, io.env, log);
 
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3

@@ -27,7 +27,15 @@ export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts"
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type ByteReader, byteReader } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
-export { REDACTED, redactText, redactValue, SECRET_ENV_NAMES, secretsFromEnv } from "./redact.ts";
+export {
+  REDACTED,
+  redactText,
+  redactValue,
+  SECRET_ENV_NAMES,
+  SECRET_URL_ENV_NAMES,
+  secretsFromEnv,
+  secretsFromUrl,
+} from "./redact.ts";
 export { type Clock, FakeClock, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";

@@ -9,14 +9,68 @@ export const SECRET_ENV_NAMES: readonly string[] = [
   "ANTHROPIC_API_KEY",
 ];
 
-/** Secret values found in an environment (short values are ignored: they would mask noise). */
+/** Environment variables whose values are URLs that may carry credentials (`user:pass@`). */
+export const SECRET_URL_ENV_NAMES: readonly string[] = ["SYN_BACKEND_URL"];
+
+/** Shorter secrets are ignored: masking them would mask ordinary words. */
+const MIN_SECRET_CHARS = 4;
+
+/**
+ * Secret values found in an environment: the API keys, and the credentials of a URL such
+ * as `SYN_BACKEND_URL` (see {@linkcode secretsFromUrl}).
+ */
 export function secretsFromEnv(env: (name: string) => string | undefined): string[] {
   const secrets: string[] = [];
   for (const name of SECRET_ENV_NAMES) {
     const value = env(name);
-    if (value && value.length >= 4) secrets.push(value);
+    if (value && value.length >= MIN_SECRET_CHARS) secrets.push(value);
   }
+  for (const name of SECRET_URL_ENV_NAMES) secrets.push(...secretsFromUrl(env(name) ?? ""));
   return secrets;
+}
+
+function base64Of(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The credentials a URL carries in its userinfo (`http://user:pass@host/`), in every form
+ * they travel in: the user, the password (as written and percent-decoded), `user:pass`,
+ * and its base64 — the HTTP Basic credentials `fetch` sends, which a server may echo back.
+ * None for a URL without userinfo or one that does not parse.
+ */
+export function secretsFromUrl(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  if (!parsed.username && !parsed.password) return [];
+  const forms = new Set<string>();
+  for (
+    const [user, password] of [
+      [parsed.username, parsed.password],
+      [decodeComponent(parsed.username), decodeComponent(parsed.password)],
+    ]
+  ) {
+    const pair = `${user}:${password}`;
+    for (const value of [user, password, pair, base64Of(pair), base64Of(pair).replace(/=+$/, "")]) {
+      if (value.length >= MIN_SECRET_CHARS) forms.add(value);
+    }
+  }
+  // Longest first: a whole `user:pass` is masked before its parts are.
+  return [...forms].sort((left, right) => right.length - left.length);
 }
 
 /** Query parameters that carry credentials (Gemini `key`, Azure `api-key`, `code`, `sig`, OAuth). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { REDACTED, redactText, redactValue, secretsFromEnv } from "./redact.ts";
+import { REDACTED, redactText, redactValue, secretsFromEnv, secretsFromUrl } from "./redact.ts";
 
 Deno.test("redactText() masks given secrets and key-shaped strings", () => {
   const secret = "my-own-secret-value-123";
@@ -71,4 +71,35 @@ Deno.test("redactText() masks credentials in common URL query parameters", () =>
     redactText("https://h.test/v1?api-version=2024-06-01"),
     "https://h.test/v1?api-version=2024-06-01",
   );
+});
+
+Deno.test("secretsFromUrl() gives a URL's user, password, user:pass and its base64, decoded too", () => {
+  assert.deepEqual(secretsFromUrl("http://h/path"), []);
+  assert.deepEqual(secretsFromUrl("not a url"), []);
+  const secrets = secretsFromUrl("http://al%40ce:p%3Ass-word@h:1/api");
+  for (
+    const form of [
+      "al%40ce",
+      "p%3Ass-word",
+      "al@ce",
+      "p:ss-word",
+      "al@ce:p:ss-word",
+      btoa("al@ce:p:ss-word"),
+      btoa("al%40ce:p%3Ass-word"),
+    ]
+  ) assert.ok(secrets.includes(form), form);
+  // Too short to mask without masking ordinary words.
+  assert.deepEqual(secretsFromUrl("http://ab:cd@h/").includes("ab"), false);
+});
+
+Deno.test("redactText() with secretsFromEnv() masks SYN_BACKEND_URL's Basic credentials and their fragments", () => {
+  const env: Record<string, string> = { SYN_BACKEND_URL: "https://user:pass@backend.example/api" };
+  const secrets = secretsFromEnv((name) => env[name]);
+  const basic = btoa("user:pass");
+  const text = `rejected Basic ${basic} for ${"user"}/${"pass"}, tail ${basic.slice(2)}`;
+  const masked = redactText(text, secrets);
+  for (const secret of [basic, "user", "pass", basic.slice(2)]) {
+    assert.equal(masked.includes(secret), false, masked);
+  }
+  assert.match(masked, /^rejected Basic \*\*\*redacted\*\*\* for /);
 });

@@ -1,7 +1,11 @@
 import { type Clock, compareIssues, formatPointer, isRecord } from "../core/mod.ts";
 import type { ValidatorClient, ValidatorVerdict } from "../mcp/mod.ts";
 import { ASSET_SCHEMA, type JsonObject } from "./asset.ts";
-import { controlDefaultsOutOfRange, hapticIntensityOutOfRange } from "./asset_bounds.ts";
+import {
+  controlDefaultsOutOfRange,
+  hapticIntensityOutOfRange,
+  synthOptionTypeFindings,
+} from "./asset_bounds.ts";
 import type { LabsLog } from "./labs_log.ts";
 
 /** One finding of the critic. */
@@ -85,7 +89,8 @@ function checkTarget(
 
 /**
  * The critic's quality checks, beyond schema validity: controls and modulations that
- * target missing uniforms or parameters, a silent tone, haptic intensity out of [0, 1],
+ * target missing uniforms or parameters, synth options of a type Tone.js cannot take, a
+ * silent tone, haptic intensity out of [0, 1],
  * defaults outside their ranges, uniforms the fragment shader never uses, and missing
  * pointer controls. Pure; issues sorted by (path, code).
  */
@@ -172,11 +177,25 @@ function checkModulations(asset: JsonObject, known: Targets): QualityIssue[] {
   return issues;
 }
 
-/** A tone exists and is not silent, neither by its volume nor by its volume parameter. */
+/** What an issue quotes of a value: JSON, cut short. */
+function quote(value: unknown): string {
+  const json = JSON.stringify(value) ?? "nothing";
+  return json.length > 60 ? `${json.slice(0, 60)}…` : json;
+}
+
+/**
+ * A tone exists, Tone.js can take its synth type and options, and it is not silent,
+ * neither by its volume nor by its volume parameter.
+ */
 function checkTone(asset: JsonObject): QualityIssue[] {
   const tone = isRecord(asset.tone) ? asset.tone : undefined;
   if (!tone) return [missing("no tone section")];
-  const issues: QualityIssue[] = [];
+  const issues: QualityIssue[] = synthOptionTypeFindings(asset).map((finding) => ({
+    code: "tone_option_type",
+    severity: "error",
+    path: finding.path,
+    message: `must be ${finding.expected}, got ${quote(finding.given)}`,
+  }));
   const synth = isRecord(tone.synth) ? tone.synth : {};
   const options = isRecord(synth.options) ? synth.options : {};
   const volume = volumeOf(options.volume ?? synth.volume);

@@ -5,7 +5,6 @@ import {
   type JsonObject,
   REQUIRED_SECTIONS,
   type SynestheticAsset,
-  SYNTH_TYPES,
   type UniformDef,
 } from "./asset.ts";
 import { canonicalBaseline } from "./canonical_baseline.ts";
@@ -24,12 +23,20 @@ export interface NormalizeOptions {
   filled?: string[];
 }
 
+// Every shape below is at most as strict as the 0.7.3 schema in `schemas/`: a value the
+// schema accepts is never an issue here (objects the schema leaves open stay open,
+// fields it leaves untyped are plain JSON). The critic, not normalization, judges taste.
 const num = s.number();
 const optNum = s.nullable(s.number());
 const str = s.string();
 const strList = s.nullable(s.array(s.string()));
+const anyJson = s.json();
+const openObject = s.object({}, { open: true });
 
-const uniformShape = s.object({ name: s.string(true), type: str, stage: str, default: s.json() });
+const uniformShape = s.object(
+  { name: s.string(true), type: str, stage: str, default: anyJson },
+  { open: true },
+);
 const shaderParameterShape = s.object({
   name: str,
   parameter: s.string(true),
@@ -40,35 +47,36 @@ const shaderParameterShape = s.object({
   max: num,
   step: optNum,
   smoothingTime: optNum,
-}, { required: ["parameter"] });
-const looseParameterShape = s.object({
+}, { required: ["parameter"], open: true });
+/** A haptic parameter: `default` of any JSON type (schema `haptic.schema.json`). */
+const hapticParameterShape = s.object({
   name: str,
   parameter: s.string(true),
   path: str,
   type: str,
-  unit: s.nullable(str),
-  default: s.union(s.string(), s.number(), s.boolean()),
+  unit: str,
+  default: anyJson,
   min: optNum,
   max: optNum,
   step: optNum,
   smoothingTime: optNum,
   options: strList,
-}, { required: ["parameter"] });
+}, { required: ["parameter"], open: true });
+/** A tone parameter: `tone.schema.json` asks only for an object. */
+const toneParameterShape = s.object({ parameter: s.nullable(s.string(true)) }, { open: true });
 
+// `tone.schema.json` types the synth as an object and, inside `options`, only these; the
+// rest (detune, envelope times, an unknown synth type…) is the critic's to judge.
 const synthShape = s.object({
-  type: s.enum(SYNTH_TYPES),
+  type: s.string(true),
   options: s.object({
-    volume: s.union(s.number(), s.object({}, { open: true })),
-    detune: num,
-    portamento: s.union(s.number(), s.object({}, { open: true })),
-    oscillator: s.object({}, { open: true }),
-    envelope: s.object({}, { open: true, values: s.union(s.number(), s.string()) }),
+    volume: s.union(s.number(), openObject),
+    portamento: s.nullable(s.union(s.number(), openObject)),
+    oscillator: openObject,
+    envelope: openObject,
+    filter: s.nullable(openObject),
+    filterEnvelope: s.nullable(openObject),
   }, { open: true }),
-  volume: s.union(s.number(), s.object({}, { open: true })),
-  detune: num,
-  portamento: num,
-  oscillator: s.object({}, { open: true }),
-  envelope: s.object({}, { open: true, values: s.union(s.number(), s.string()) }),
 }, { required: ["type"], open: true });
 
 const mappingShape = s.object({
@@ -77,14 +85,14 @@ const mappingShape = s.object({
     mouseButtons: strList,
     strict: s.boolean(),
     wheel: s.nullable(s.boolean()),
-  }),
+  }, { open: true }),
   action: s.object({
     axis: s.enum(["mouse.x", "mouse.y", "mouse.wheel"]),
     sensitivity: num,
     curve: s.enum(["linear", "exponential", "sine", "discrete"]),
     scale: num,
-  }, { required: ["axis", "sensitivity"] }),
-}, { required: ["action"] });
+  }, { required: ["axis", "sensitivity"], open: true }),
+}, { required: ["action"], open: true });
 
 const controlShape = s.object({
   parameter: s.string(true),
@@ -120,18 +128,17 @@ const modulationShape = s.object({
   scaleProfile: s.enum(["linear", "exponential", "logarithmic", "sine", "cosine"]),
   min: optNum,
   max: optNum,
-}, { required: ["id", "target", "type", "waveform", "frequency", "amplitude"] });
+}, { required: ["id", "target", "type", "waveform", "frequency", "amplitude"], open: true });
 
+/** `meta_info` is any object in the schema; title and description name the asset. */
 const metaShape = s.object({
   title: str,
   description: str,
   category: str,
-  complexity: s.enum(["low", "medium", "high"]),
+  complexity: str,
   tags: s.array(s.string()),
   prompt: str,
-  palette: s.object({}, { values: str }),
-  tempo_bpm: num,
-});
+}, { open: true });
 
 /** What a provider may send, in the Labs spec's section names or schema 0.7.3's. */
 const ANSWER_SHAPE: Shape = s.object({
@@ -150,25 +157,25 @@ const ANSWER_SHAPE: Shape = s.object({
     name: str,
     description: s.nullable(str),
     synth: synthShape,
-    input_parameters: s.array(looseParameterShape),
-    effects: s.nullable(s.array(s.object({ type: str, order: s.integer() }, { open: true }))),
-    patterns: s.nullable(s.array(s.object({}, { open: true }))),
-    parts: s.nullable(s.array(s.object({}, { open: true }))),
-    meta_info: s.nullable(s.object({}, { open: true })),
-  }, { required: ["synth"] }),
+    input_parameters: s.array(toneParameterShape),
+    effects: s.nullable(s.array(openObject)),
+    patterns: s.nullable(s.array(openObject)),
+    parts: s.nullable(s.array(openObject)),
+    meta_info: s.nullable(openObject),
+  }, { required: ["synth"], open: true }),
   haptic: s.object({
     name: str,
     description: s.nullable(str),
     intensity: num,
     device: s.object({
-      type: s.string(true),
+      type: str,
       options: s.object({}, {
-        values: s.object({ value: num, unit: str }, { required: ["value", "unit"] }),
+        values: s.object({ value: num, unit: str }, { required: ["value", "unit"], open: true }),
       }),
-    }, { required: ["type"] }),
-    input_parameters: s.array(looseParameterShape),
-    meta_info: s.nullable(s.object({}, { open: true })),
-  }),
+    }, { required: ["type"], open: true }),
+    input_parameters: s.array(hapticParameterShape),
+    meta_info: s.nullable(openObject),
+  }, { open: true }),
   controls: s.union(s.array(controlShape), controlBundleShape),
   control: controlBundleShape,
   meta: metaShape,
@@ -219,10 +226,28 @@ function coerceDefault(item: JsonObject): void {
 /** Vector uniform types and their lengths (GLSL). */
 const VECTOR_LENGTHS: Readonly<Record<string, number>> = { vec2: 2, vec3: 3, vec4: 4 };
 
+const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+
+/**
+ * A CSS hex colour (`#rgb`, `#rrggbb`; `#rgba`, `#rrggbbaa` for a `vec4`) as `length`
+ * channels in [0, 1]; a `vec4` without alpha is opaque. `undefined` for anything else.
+ * The reference assets of schema 0.7.3 give colour uniforms this way.
+ */
+export function hexColorChannels(value: unknown, length: number): number[] | undefined {
+  if (typeof value !== "string" || !HEX_COLOR.test(value) || length < 3) return undefined;
+  const digits = value.slice(1);
+  const short = digits.length <= 4;
+  const pairs = short ? [...digits].map((digit) => digit + digit) : digits.match(/../g) as string[];
+  if (pairs.length > length) return undefined;
+  const channels = pairs.map((pair) => parseInt(pair, 16) / 255);
+  if (channels.length < length) channels.push(1);
+  return channels.length === length ? channels : undefined;
+}
+
 /**
  * A uniform's default as its GLSL type needs it: `float`/`int` a number, `vecN` N
- * numbers. Numeric strings are converted; anything else of the wrong kind is an issue,
- * never passed through to the shader.
+ * numbers. Numeric strings and, for `vec3`/`vec4`, hex colours are converted; anything
+ * else of the wrong kind is an issue, never passed through to the shader.
  */
 function coerceUniformDefault(uniform: JsonObject, path: string, issues: ShapeIssue[]): void {
   const type = String(uniform.type);
@@ -238,7 +263,9 @@ function coerceUniformDefault(uniform: JsonObject, path: string, issues: ShapeIs
   }
   const length = VECTOR_LENGTHS[type];
   if (length === undefined) return;
-  const numbers = Array.isArray(value) ? value.map(toNumber) : [];
+  const numbers = Array.isArray(value)
+    ? value.map(toNumber)
+    : hexColorChannels(value, length) ?? [];
   if (numbers.length !== length || numbers.some((number) => number === undefined)) {
     issues.push({ path, msg: `must be ${length} numbers for a ${type} uniform` });
     return;
@@ -309,6 +336,13 @@ export function normalizeAsset(raw: unknown, options: NormalizeOptions = {}): Sy
   }
   if (answer.meta !== undefined && answer.meta_info !== undefined) {
     issues.push({ path: "", msg: "both 'meta' and 'meta_info' given" });
+  }
+  // The schema leaves meta_info open, but provenance is syn's record of the run: an
+  // answer never writes it.
+  for (const key of ["meta", "meta_info"]) {
+    if (isRecord(answer[key]) && Object.hasOwn(answer[key], "provenance")) {
+      issues.push({ path: `/${key}`, msg: "field 'provenance' is written by syn, not the answer" });
+    }
   }
 
   const asset: JsonObject = {};
@@ -443,9 +477,10 @@ function normalizeTone(
   const baseParameters = byKey(base.input_parameters as JsonObject[], "parameter");
   tone.input_parameters = (tone.input_parameters as JsonObject[]).map((parameter, index) => {
     const filled = fillMissing({ ...parameter }, baseParameters.get(String(parameter.parameter)));
+    const named = typeof filled.parameter === "string";
     fillMissing(filled, {
-      name: filled.parameter,
-      path: `tone.${filled.parameter}`,
+      name: filled.parameter ?? undefined,
+      path: named ? `tone.${filled.parameter}` : undefined,
       type: "float",
     });
     coerceDefault(filled);

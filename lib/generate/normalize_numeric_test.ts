@@ -68,3 +68,47 @@ Deno.test("normalizeAsset() converts numeric strings in Tone options and effects
   });
   assert.deepEqual(tone.effects[0].options, { decay: 2.5, wet: 0.3 });
 });
+
+Deno.test("normalizeAsset() turns a hex colour default of a vec3/vec4 uniform into channels in [0, 1]", () => {
+  const cases: [string, string, number[]][] = [
+    ["vec3", "#1a1a1a", [26 / 255, 26 / 255, 26 / 255]],
+    ["vec3", "#F00", [1, 0, 0]],
+    ["vec4", "#ff000080", [1, 0, 0, 128 / 255]],
+    ["vec4", "#0f08", [0, 1, 0, 136 / 255]],
+    ["vec4", "#336699", [0x33 / 255, 0x66 / 255, 0x99 / 255, 1]],
+  ];
+  for (const [type, value, expected] of cases) {
+    const raw = answer((asset) => {
+      asset.shader.uniforms.push({ name: "u_color", type, stage: "fragment", default: value });
+    });
+    const shader = normalizeAsset(raw).shader as unknown as Json;
+    const uniform = shader.uniforms.find((item: Json) => item.name === "u_color");
+    assert.deepEqual(uniform.default, expected, `${type} ${value}`);
+  }
+  // Anything else of the wrong kind stays an issue: no alpha in a vec3, no colour in a vec2.
+  for (const [type, value] of [["vec3", "#ff000080"], ["vec2", "#fff"], ["vec3", "#ggg"]]) {
+    const raw = answer((asset) => {
+      asset.shader.uniforms.push({ name: "u_color", type, stage: "fragment", default: value });
+    });
+    assert.throws(() => normalizeAsset(raw), /must be \d numbers/, `${type} ${value}`);
+  }
+});
+
+Deno.test("normalizeAsset() accepts what the schema leaves open: uniform descriptions, envelope objects, any haptic default", () => {
+  const raw = answer((asset) => {
+    asset.shader.uniforms[0].description = "time in seconds";
+    asset.tone.synth = {
+      type: "Tone.Synth",
+      options: {
+        volume: -6,
+        oscillator: { type: "sine" },
+        envelope: { attack: { value: 0.1, unit: "s" } },
+      },
+    };
+    asset.haptic.input_parameters[0].default = { level: "soft" };
+  });
+  const asset = normalizeAsset(raw) as unknown as Json;
+  assert.equal(asset.shader.uniforms[0].description, "time in seconds");
+  assert.deepEqual(asset.tone.synth.options.envelope.attack, { value: 0.1, unit: "s" });
+  assert.deepEqual(asset.haptic.input_parameters[0].default, { level: "soft" });
+});

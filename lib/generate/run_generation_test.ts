@@ -341,6 +341,29 @@ Deno.test("runGeneration() passes --timeout-s to the provider as total, connect 
   ]);
 });
 
+Deno.test("runGeneration() stores a 100 KB prompt once in the asset and nowhere in the logs", async () => {
+  using world = setup();
+  // Distinct words, so any stretch of it found in the file comes from the prompt.
+  const prompt = Array.from({ length: 20_000 }, (_, index) => `w${index}`).join(" ").slice(
+    0,
+    100_000,
+  );
+  assert.equal(prompt.length, 100_000);
+  const outcome = await runGeneration(prompt, world.config, {
+    ...world,
+    validator: fakeValidator(),
+  });
+  assert.equal(outcome.status, "ok");
+  const text = Deno.readTextFileSync(outcome.asset_path!);
+  assert.equal(text.split(prompt).length - 1, 1, "the whole prompt, once");
+  // No second, shorter copy either: a stretch from the middle occurs once.
+  const middle = prompt.slice(50_000, 50_200);
+  assert.equal(text.split(middle).length - 1, 1, "a stretch of the prompt, once");
+  const written = JSON.parse(text) as { meta_info: { prompt: string } };
+  assert.equal(written.meta_info.prompt, prompt);
+  assert.equal(Deno.readTextFileSync(world.log.path("generator")).includes(middle), false);
+});
+
 Deno.test("runGeneration() logs the seed the deterministic engine really used", async () => {
   using world = setup();
   const outcome = await runGeneration("x", world.config, { ...world, validator: fakeValidator() });

@@ -62,3 +62,54 @@ Deno.test("populate_backend() never follows a redirect to another host with the 
   await backend.close();
   await elsewhere.close();
 });
+
+Deno.test("populate_backend() masks the backend URL's credentials a backend echoes: Basic, user, password, fragments", async () => {
+  const user = "alice-backend";
+  const password = "pa55-w0rd-long-secret";
+  const basic = btoa(`${user}:${password}`);
+  const seen: string[] = [];
+  const backend = serve((request) => {
+    const authorization = request.headers.get("authorization") ?? "";
+    seen.push(authorization);
+    const sent = authorization.replace(/^Basic /, "");
+    return Response.json({
+      detail: `rejected Authorization: ${authorization}; credentials ${sent} (${
+        atob(sent)
+      }) for user ${user}, password ${password}, ending …${password.slice(-10)}, b64 …${
+        sent.slice(4, 20)
+      }`,
+    }, { status: 401 });
+  });
+  const logs: string[] = [];
+  const port = new URL(backend.url).port;
+  const service = new ValidatorService({
+    store: fakeSchemaStore(),
+    log: (line) => logs.push(line),
+    backend: { url: `http://${user}:${password}@127.0.0.1:${port}/api/` },
+  });
+  const result = await service.call("populate_backend", {
+    asset: { name: "x" },
+    validate_first: false,
+  }) as Record<string, unknown>;
+  await backend.close();
+  // The credentials really travelled: the backend got them as HTTP Basic.
+  assert.deepEqual(seen, [`Basic ${basic}`]);
+  assert.equal(result.ok, false);
+  assert.equal(result.status, 401);
+  assert.match(String(result.detail), /^rejected Authorization: \*\*\*redacted\*\*\*/);
+  // Nothing to connect to: the error's log line names no credential either.
+  const closed = new ValidatorService({
+    store: fakeSchemaStore(),
+    log: (line) => logs.push(line),
+    backend: { url: `http://${user}:${password}@127.0.0.1:${port}/api/`, timeoutMs: 2000 },
+  });
+  const unreachable = await closed.call("populate_backend", {
+    asset: { name: "x" },
+    validate_first: false,
+  });
+  assert.equal(unreachable.ok, false);
+  const shown = JSON.stringify([result, unreachable, logs]);
+  for (const secret of [basic, user, password, basic.slice(4, 20), password.slice(-10)]) {
+    assert.equal(shown.includes(secret), false, `${secret} shown in ${shown}`);
+  }
+});

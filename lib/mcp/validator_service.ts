@@ -5,6 +5,8 @@ import {
   publicEndpoint,
   readStreamCapped,
   redactText,
+  redactValue,
+  secretsFromUrl,
   SynError,
 } from "../core/mod.ts";
 import { diff } from "../patch/mod.ts";
@@ -216,7 +218,11 @@ export class ValidatorService {
       const verdict = this.#validate(asset, schema);
       if (!verdict.ok) return verdict;
     }
-    return await postAsset(this.#backend, asset, this.#log);
+    // The URL's userinfo is a secret like an API key: a backend may echo it back (its
+    // Basic credentials in an error detail), so nothing it says leaves unmasked.
+    const secrets = secretsFromUrl(this.#backend.url);
+    const log = (line: string) => this.#log(redactText(line, secrets));
+    return redactValue(await postAsset(this.#backend, asset, log), secrets);
   }
 
   #validate(asset: unknown, schema: string): ToolResult {
