@@ -308,7 +308,14 @@ Deno.test({
 
 /** What a still of a panel shows: each slider's value and where it sits, the sections seen. */
 interface PanelLayout {
-  values: { key: string; text: string; scrollWidth: number; clientWidth: number; right: number }[];
+  values: {
+    key: string;
+    text: string;
+    scrollWidth: number;
+    clientWidth: number;
+    right: number;
+    bottom: number;
+  }[];
   empty: string[];
 }
 
@@ -327,6 +334,7 @@ function panelLayout(page: Page): Promise<PanelLayout> {
         scrollWidth: output.scrollWidth,
         clientWidth: output.clientWidth,
         right: output.getBoundingClientRect().right,
+        bottom: output.getBoundingClientRect().bottom,
       };
     });
     // A section shows something when an item, a slider or a summary of what the part does
@@ -388,6 +396,10 @@ Deno.test({
               assert.ok(
                 value.right <= width,
                 `${value.key} ends at ${value.right} px, past ${width}`,
+              );
+              assert.ok(
+                value.bottom <= height,
+                `${value.key} ends at ${value.bottom} px, below ${height}`,
               );
             }
           } finally {
