@@ -18,6 +18,7 @@ import {
   startPreviewServer,
 } from "../lib/preview/mod.ts";
 import { loadSchemaStore } from "../lib/schema/mod.ts";
+import { formatValue } from "../lib/preview/page/parameters.js";
 import { runSyn } from "./fakes/cli_io.ts";
 import { exists, sharedPath } from "./fakes/shared.ts";
 
@@ -302,5 +303,110 @@ Deno.test({
       assert.equal(await probe(page, (hooks) => hooks.frames), 0);
       await page.close();
     });
+  },
+});
+
+/** What a still of a panel shows: each slider's value and where it sits, the sections seen. */
+interface PanelLayout {
+  values: {
+    key: string;
+    text: string;
+    scrollWidth: number;
+    clientWidth: number;
+    right: number;
+    bottom: number;
+  }[];
+  empty: string[];
+}
+
+function panelLayout(page: Page): Promise<PanelLayout> {
+  return page.evaluate(() => {
+    // deno-lint-ignore no-explicit-any
+    const document = (globalThis as any).document;
+    // deno-lint-ignore no-explicit-any
+    const visible = (element: any) => element.checkVisibility();
+    // deno-lint-ignore no-explicit-any
+    const values = [...document.querySelectorAll(".slider")].filter(visible).map((row: any) => {
+      const output = row.querySelector("output");
+      return {
+        key: row.querySelector("input").dataset.key,
+        text: output.textContent,
+        scrollWidth: output.scrollWidth,
+        clientWidth: output.clientWidth,
+        right: output.getBoundingClientRect().right,
+        bottom: output.getBoundingClientRect().bottom,
+      };
+    });
+    // A section shows something when an item, a slider or a summary of what the part does
+    // is visible ("No tone in this document." says there is nothing).
+    // deno-lint-ignore no-explicit-any
+    const shows = (section: any) =>
+      // deno-lint-ignore no-explicit-any
+      [...section.querySelectorAll("li, .slider, p")].some((item: any) =>
+        visible(item) && item.textContent.trim() !== "" &&
+        !/^No .* in this document\.$/.test(item.textContent.trim())
+      );
+    const empty = [...document.querySelectorAll("#panel section")]
+      // deno-lint-ignore no-explicit-any
+      .filter((section: any) => visible(section) && !shows(section))
+      // deno-lint-ignore no-explicit-any
+      .map((section: any) => section.querySelector("h2").textContent);
+    return { values, empty };
+  });
+}
+
+Deno.test({
+  name: "a still of a panel shows every value whole and no empty section",
+  ignore: !CHROMIUM,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    const store = await loadSchemaStore();
+    const panels = (await readJsonFiles(OWN_EXAMPLES.pathname))
+      .map((input) => previewDocument(store, input.name, input.document))
+      .filter((document) => document.ok && !(document.view as Json).shader);
+    assert.ok(panels.length >= 3, "the examples hold documents without a shader");
+    await using server = startPreviewServer({ files: await loadPageFiles(), documents: panels });
+    await using chromium = await launchChromium(CHROMIUM!);
+    for (const [width, height] of [[800, 600], [1200, 500], [320, 240]]) {
+      for (const [index, document] of panels.entries()) {
+        await t.step(`${document.name} at ${width}x${height}`, async () => {
+          // The viewport renderStill uses: 32 px wider and taller than the still.
+          const page = await chromium.browser.newPage({
+            viewport: { width: width + 32, height: height + 32 },
+          });
+          try {
+            await page.goto(`${server.url}?doc=${index}&still=1&t=0&w=${width}&h=${height}`);
+            await page.waitForFunction(
+              () => (globalThis as unknown as { synPreview: Hooks }).synPreview.state !== "loading",
+              {
+                timeout: 20_000,
+              },
+            );
+            const layout = await panelLayout(page);
+            assert.deepEqual(layout.empty, [], "sections without items");
+            for (const value of layout.values) {
+              const shown = await probe(
+                page,
+                (hooks, key) => hooks.parameter(String(key)),
+                value.key,
+              );
+              assert.equal(value.text, formatValue(shown), value.key);
+              assert.ok(value.scrollWidth <= value.clientWidth, `${value.key} overflows its box`);
+              assert.ok(
+                value.right <= width,
+                `${value.key} ends at ${value.right} px, past ${width}`,
+              );
+              assert.ok(
+                value.bottom <= height,
+                `${value.key} ends at ${value.bottom} px, below ${height}`,
+              );
+            }
+          } finally {
+            await page.close();
+          }
+        });
+      }
+    }
   },
 });

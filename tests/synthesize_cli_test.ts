@@ -111,6 +111,22 @@ Deno.test("syn synthesize ingest lists bad lines on stderr by file and line and 
   );
 });
 
+Deno.test("syn synthesize ingest names the --format a mostly bad file looks like", async () => {
+  using dir = workDir();
+  const session = (id: string) =>
+    JSON.stringify({ session_id: id, source: "tau-bench/raw/a.json", calls: [] });
+  await Deno.writeTextFile(join(dir.path, "tau.jsonl"), `${session("t1")}\n${session("t2")}\n`);
+  const result = await syn(["ingest", "--format", "events", "tau.jsonl"], { cwd: dir.path });
+  assert.equal(result.code, 1);
+  const hints = result.stderr.split("\n").filter((line) => line.startsWith("hint:"));
+  assert.deepEqual(hints, [
+    "hint: 2 of 2 lines of tau.jsonl are tau-bench sessions: try --format taubench (or --format auto)",
+  ]);
+  const auto = await syn(["ingest", "tau.jsonl"], { cwd: dir.path });
+  assert.equal(auto.code, 0, auto.stderr);
+  assert.doesNotMatch(auto.stderr, /hint:/);
+});
+
 Deno.test("syn synthesize ingest --json prints the whole report", async () => {
   using work = workDir();
   Deno.writeTextFileSync(join(work.path, "a.jsonl"), `${event("e1")}\nnope\n`);
@@ -127,6 +143,7 @@ Deno.test("syn synthesize ingest --json prints the whole report", async () => {
     skipped: 0,
     bad: [{ file: "a.jsonl", line: 2, reason: report.bad[0].reason }],
     bad_total: 1,
+    format_hints: [],
     stored_events: 1,
     stored_sessions: 1,
   });

@@ -51,8 +51,14 @@ for (const corpus of CORPORA) {
           "--json",
         ];
         assert.equal(await runCli(args, io, COMMANDS), 0, io.err());
-        const tools = JSON.parse(io.out()).tools as { status: string }[];
+        const tools = JSON.parse(io.out()).tools as Record<string, unknown>[];
         assert.deepEqual(tools.map((tool) => tool.status), ["PROMOTED", "PROMOTED", "PROMOTED"]);
+        // The corpora record no latencies, and replay reproduces recorded outputs: both said.
+        for (const tool of tools) {
+          assert.deepEqual([tool.evidence, tool.latency_recorded], ["replay", false]);
+        }
+        assert.match(io.err(), new RegExp(`ingest: ${corpus.calls} events from 1 input\\(s\\)`));
+        assert.match(io.err(), /PROMOTED \[replay only, no latency recorded\]/);
         const report = fakeIo({ cwd: dir });
         assert.equal(await runCli(["synthesize", "report", "--json"], report, COMMANDS), 0);
         const numbers = JSON.parse(report.out());

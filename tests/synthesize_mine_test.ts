@@ -43,7 +43,9 @@ Deno.test("syn synthesize mine ranks the chains of the stored sessions", async (
   assert.equal(result.chains[0].confidence, 2 / 3);
   assert.equal(result.chains[0].avg_latency_ms, 30);
   const table = await syn(["mine", "--state-dir", "st", "--top", "1"], dir);
-  assert.match(table.out, /66\.7% {2}0\.67 .* kb\.search>kb\.fetch/);
+  assert.match(table.out, /66\.7% {2}0\.67 +2 +30 ms {2}kb\.search>kb\.fetch/);
+  assert.match(table.out, /occurrences, mean latency\)/);
+  assert.equal(result.latency_recorded, true);
   const empty = await syn(["mine", "--state-dir", "nothing"], dir);
   assert.equal(empty.code, 2);
   assert.match(empty.err, /run 'syn synthesize ingest' first/);
@@ -66,6 +68,10 @@ Deno.test({
     // 38 of the 200 base sequences, and the same in each of the near-duplicate sets.
     assert.equal(chain.sessions, 152);
     assert.equal(chain.sample_event_ids.length, 20);
+    assert.equal(JSON.parse(mined.out).latency_recorded, false, "the corpus has no latencies");
+    const table = await syn(["mine", "--state-dir", "st", "--top", "1"], dir);
+    assert.match(table.out, /\(support, confidence, occurrences; no latency recorded\)\n/);
+    assert.doesNotMatch(table.out, / 0 ms /);
     await Deno.remove(dir, { recursive: true });
   },
 });

@@ -103,6 +103,30 @@ Deno.test("run writes a checked DRAFT; validate replays it; approve promotes onl
   }
 });
 
+Deno.test("validate says the score rests on replay alone, and when no latency was recorded", async () => {
+  const timed = await stateWith(corpus(12));
+  const untimed = await stateWith(corpus(12).map((event) => ({ ...event, latency_ms: 0 })));
+  try {
+    for (const [dir, recorded] of [[timed, true], [untimed, false]] as const) {
+      assert.equal((await syn(dir, ["run", "kb.search>kb.fetch"])).code, 0);
+      const json = await syn(dir, ["validate", TOOL, "--json"]);
+      const { validation } = JSON.parse(json.stdout);
+      assert.equal(validation.evidence, "replay");
+      assert.equal(validation.latency.recorded, recorded);
+      const text = (await syn(dir, ["validate", TOOL])).stdout;
+      assert.match(text, /replay only: where the steps are called as recorded, the recorded/);
+      if (recorded) assert.match(text, /latency +2000 ms vs 2000 ms recorded: ratio 1\.000/);
+      else {
+        assert.match(text, /latency +no latency recorded \(every replayed step has 0 ms\)/);
+        assert.doesNotMatch(text, /0 ms vs 0 ms/);
+      }
+    }
+  } finally {
+    await Deno.remove(timed, { recursive: true });
+    await Deno.remove(untimed, { recursive: true });
+  }
+});
+
 Deno.test("validation fails a tool whose wiring does not hold in the replayed sessions", async () => {
   const dir = await stateWith(corpus(12, { broken: 0 }));
   try {
@@ -234,17 +258,22 @@ Deno.test("syn synthesize alone runs the pipeline; report counts the calls the c
     assert.equal(code, 0, io.err());
     for (
       const stage of [
-        "ingest: 1 input",
+        "ingest: 24 events from 1 input(s): 24 added, 0 duplicates\n",
         "mine: 12 sessions",
         "synthesize: 1 tool",
-        "validate: kb.search-then-kb.fetch: PROMOTED",
+        "validate: kb.search-then-kb.fetch: PROMOTED [replay only]\n",
       ]
     ) {
       assert.ok(io.err().includes(`synthesize: ${stage}`), `${stage} in ${io.err()}`);
     }
-    assert.deepEqual(JSON.parse(io.out()).tools.map((t: { status: string }) => t.status), [
-      "PROMOTED",
-    ]);
+    assert.deepEqual(JSON.parse(io.out()).tools, [{
+      tool_id: TOOL,
+      status: "PROMOTED",
+      passed: true,
+      evidence: "replay",
+      latency_recorded: true,
+      reason: null,
+    }]);
     const report = await syn(dir, ["report", "--json"]);
     assert.equal(report.code, 0, report.stderr);
     const numbers = JSON.parse(report.stdout);

@@ -49,18 +49,19 @@ export async function mine(
     throw new UsageError(`no events in ${store.location}: run 'syn synthesize ingest' first`);
   }
   const chains = mineChains(sessions, options);
+  // The public corpora record no latencies (every event has 0 ms): a mean of 0 would mislead.
+  const recorded = sessions.some((session) => session.events.some((event) => event.latency_ms > 0));
   if (values.json) {
-    await io.stdout(
-      `${
-        JSON.stringify(
-          { store: store.location, sessions: sessions.length, options, chains },
-          null,
-          2,
-        )
-      }\n`,
-    );
+    const document = {
+      store: store.location,
+      sessions: sessions.length,
+      latency_recorded: recorded,
+      options,
+      chains,
+    };
+    await io.stdout(`${JSON.stringify(document, null, 2)}\n`);
   } else {
-    await io.stdout(table(chains, sessions.length, helpers.printable));
+    await io.stdout(table(chains, sessions.length, recorded, helpers.printable));
   }
   return EXIT.ok;
 }
@@ -68,16 +69,19 @@ export async function mine(
 function table(
   chains: MinedChain[],
   sessions: number,
+  latencyRecorded: boolean,
   printable: (text: string) => string,
 ): string {
-  const lines = [
-    `${chains.length} chains from ${sessions} sessions (support, confidence, occurrences, mean latency)`,
-  ];
+  const columns = latencyRecorded
+    ? "support, confidence, occurrences, mean latency"
+    : "support, confidence, occurrences; no latency recorded";
+  const lines = [`${chains.length} chains from ${sessions} sessions (${columns})`];
   for (const chain of chains) {
+    const latency = latencyRecorded ? `  ${chain.avg_latency_ms.toFixed(0).padStart(6)} ms` : "";
     lines.push(
       `${(chain.support * 100).toFixed(1).padStart(6)}%  ${chain.confidence.toFixed(2)}  ${
         String(chain.occurrences).padStart(6)
-      }  ${chain.avg_latency_ms.toFixed(0).padStart(6)} ms  ${printable(chain.chain)}`,
+      }${latency}  ${printable(chain.chain)}`,
     );
   }
   return `${lines.join("\n")}\n`;

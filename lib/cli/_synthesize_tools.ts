@@ -5,6 +5,7 @@ import {
   type ChainSample,
   checkSynthesizedTool,
   type EventStore,
+  type IngestReport,
   InsufficientDataError,
   loadSynthesizeConfig,
   mineChains,
@@ -225,17 +226,22 @@ export async function runSynthesis(
 }
 
 function describeValidation(result: ValidationResult, status: string): string {
-  const { equivalence: eq, latency, wiring } = result;
+  const { equivalence: eq, wiring } = result;
   return [
     `${result.tool_id}: ${result.passed ? "passed" : "failed"} → ${status}`,
     `  sessions      ${result.sessions.length} (newest first)`,
     `  equivalence   mean ${eq.mean_similarity.toFixed(3)}, min ${
       eq.min_similarity.toFixed(3)
     } (${eq.method}, threshold ${eq.threshold})`,
+    ...(result.evidence === "replay"
+      ? [
+        "                replay only: where the steps are called as recorded, the recorded",
+        "                output is replayed, so this scores the calls, not the outputs",
+        "                (--execute runs the composite)",
+      ]
+      : []),
     `  wiring        ${wiring.held} of ${wiring.checked} wired values held`,
-    `  latency       ${latency.composite_ms} ms vs ${latency.original_ms} ms recorded: ratio ${
-      latency.ratio.toFixed(3)
-    } (max ${latency.max})`,
+    `  latency       ${describeLatency(result.latency)}`,
     ...(result.execution
       ? [
         `  executed      mean ${result.execution.mean_similarity.toFixed(3)}, min ${
@@ -249,6 +255,22 @@ function describeValidation(result: ValidationResult, status: string): string {
     ...result.reasons.map((reason) => `  reason        ${reason}`),
     "",
   ].join("\n");
+}
+
+function describeLatency(latency: ValidationResult["latency"]): string {
+  if (!latency.recorded) return "no latency recorded (every replayed step has 0 ms): not compared";
+  return `${latency.composite_ms} ms vs ${latency.original_ms} ms recorded: ratio ${
+    latency.ratio.toFixed(3)
+  } (max ${latency.max})`;
+}
+
+/** What a pipeline line adds after a tool's status: how much its validation can show. */
+function evidenceNote(result: ValidationResult): string {
+  const notes = [
+    ...(result.evidence === "replay" ? ["replay only"] : []),
+    ...(result.latency.recorded ? [] : ["no latency recorded"]),
+  ];
+  return notes.length ? ` [${notes.join(", ")}]` : "";
 }
 
 /** A tool session in `root` that runs this (not yet promoted) composite, for `--execute`. */
@@ -429,7 +451,7 @@ export async function runPipeline(
   args: string[],
   io: CliIo,
   helpers: SynthesizeHelpers & {
-    ingest(args: string[], io: CliIo): Promise<number>;
+    ingest(args: string[], io: CliIo): Promise<{ code: number; report?: IngestReport }>;
   },
 ): Promise<number> {
   const { values, positionals } = parseCommandArgs("synthesize", args, {
@@ -451,8 +473,8 @@ export async function runPipeline(
     const ingestArgs = [...values.ingest, "--state-dir", stateDir, "--json"];
     if (values.format) ingestArgs.push("--format", values.format);
     const quiet = { ...io, stdout: () => {} };
-    const code = await helpers.ingest(ingestArgs, quiet);
-    await stage(`ingest: ${values.ingest.length} input(s)${code ? " (some lines were bad)" : ""}`);
+    const { report } = await helpers.ingest(ingestArgs, quiet);
+    if (report) await stage(`ingest: ${describeIngest(report, values.ingest.length)}`);
   }
   await using store = await openEventStore(stateDir, io.env);
   const sessions: MiningSession[] = [];
@@ -468,35 +490,89 @@ export async function runPipeline(
   const engine = synthesisEngine("deterministic", io, config, {});
   const written = await synthesizeChains(store, registry, chains, engine);
   await stage(`synthesize: ${written.length} tool(s) written`);
-  const summary: { tool_id: string; status: string; passed: boolean; reason: string | null }[] = [];
-  for (const entry of written) {
-    const outcome = await validateStored(store, registry, entry, config);
-    const row = "insufficient" in outcome
-      ? {
-        tool_id: entry.tool.tool_id,
-        status: "DRAFT",
-        passed: false,
-        reason: outcome.insufficient,
-      }
-      : {
-        tool_id: entry.tool.tool_id,
-        status: outcome.status,
-        passed: outcome.result.passed,
-        reason: outcome.result.reasons.join("; ") || null,
-      };
-    summary.push(row);
-    await stage(`validate: ${row.tool_id}: ${row.status}${row.reason ? ` (${row.reason})` : ""}`);
-  }
+  const summary = await validateWritten(store, registry, written, config, stage);
   if (values.json) {
     await io.stdout(`${JSON.stringify({ store: store.location, tools: summary }, null, 2)}\n`);
   } else {
-    const counts = ["PROMOTED", "TESTING", "DRAFT"].map((status) =>
-      `${summary.filter((row) => row.status === status).length} ${status}`
-    );
-    await io.stdout(`${summary.length} tool(s): ${counts.join(", ")}\n`);
-    if (summary.some((row) => row.status === "TESTING")) {
-      await io.stdout("approve with: syn synthesize approve <tool-id> --promote\n");
-    }
+    await io.stdout(summaryText(summary));
   }
   return EXIT.ok;
+}
+
+/** The pipeline's ingest line: what was read and what became of it. */
+function describeIngest(report: IngestReport, inputs: number): string {
+  const bad = report.bad_total
+    ? `, ${report.bad_total} bad lines ('syn synthesize ingest' lists them)`
+    : "";
+  return `${report.read} events from ${inputs} input(s): ${report.added} added, ` +
+    `${report.duplicates} duplicates${bad}`;
+}
+
+interface PipelineRow {
+  tool_id: string;
+  status: string;
+  passed: boolean;
+  /** `replay` (recorded values only) or `execution`; null when the tool was not validated. */
+  evidence: ValidationResult["evidence"] | null;
+  /** Whether the replayed sessions recorded any latency; null when not validated. */
+  latency_recorded: boolean | null;
+  reason: string | null;
+}
+
+/** Validates each written tool, a stage line per tool. */
+async function validateWritten(
+  store: EventStore,
+  registry: SynthesizedRegistry,
+  written: readonly RegistryEntry[],
+  config: SynthesizeConfig,
+  stage: (line: string) => void | Promise<void>,
+): Promise<PipelineRow[]> {
+  const summary: PipelineRow[] = [];
+  for (const entry of written) {
+    const outcome = await validateStored(store, registry, entry, config);
+    const tool_id = entry.tool.tool_id;
+    const row: PipelineRow = "insufficient" in outcome
+      ? {
+        tool_id,
+        status: "DRAFT",
+        passed: false,
+        evidence: null,
+        latency_recorded: null,
+        reason: outcome.insufficient,
+      }
+      : {
+        tool_id,
+        status: outcome.status,
+        passed: outcome.result.passed,
+        evidence: outcome.result.evidence,
+        latency_recorded: outcome.result.latency.recorded,
+        reason: outcome.result.reasons.join("; ") || null,
+      };
+    summary.push(row);
+    const note = "insufficient" in outcome ? "" : evidenceNote(outcome.result);
+    await stage(
+      `validate: ${tool_id}: ${row.status}${note}${row.reason ? ` (${row.reason})` : ""}`,
+    );
+  }
+  return summary;
+}
+
+function summaryText(summary: readonly PipelineRow[]): string {
+  const counts = ["PROMOTED", "TESTING", "DRAFT"].map((status) =>
+    `${summary.filter((row) => row.status === status).length} ${status}`
+  );
+  const lines = [`${summary.length} tool(s): ${counts.join(", ")}`];
+  if (summary.some((row) => row.evidence === "replay")) {
+    lines.push(
+      "validated by replay only: recorded outputs reproduce by construction " +
+        "('syn synthesize validate <tool-id> --execute' runs a composite)",
+    );
+  }
+  if (summary.some((row) => row.latency_recorded === false)) {
+    lines.push("no latency recorded in the replayed sessions: latency was not compared");
+  }
+  if (summary.some((row) => row.status === "TESTING")) {
+    lines.push("approve with: syn synthesize approve <tool-id> --promote");
+  }
+  return `${lines.join("\n")}\n`;
 }

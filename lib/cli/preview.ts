@@ -37,8 +37,9 @@ from its "$schema" marker, or --schema.
 
 With --png, nothing is served for long: each document is drawn once in headless
 Chromium at time --at-ms and written as a PNG (for several documents, --png names a
-folder and each still is <name>.png in it). Needs Chromium: apt-get install chromium,
-or SYN_CHROMIUM=/path/to/chrome.
+folder and each still is <name>.png in it). A document without a shader is drawn as
+its panel, at the still's width, with every value whole and only the sections it has.
+Needs Chromium: apt-get install chromium, or SYN_CHROMIUM=/path/to/chrome.
 
 Options:
   --port N        listen on this port (default: a free one)

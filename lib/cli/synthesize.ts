@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { neutralizeTerminalText, UsageError } from "../core/mod.ts";
 import {
   type EventStore,
+  type FormatHint,
   INGEST_FORMATS,
   type IngestFormat,
   type IngestProgress,
@@ -33,7 +34,8 @@ Usage:
                       [--collapse-repeats] [--state-dir DIR] [--json]
   syn synthesize run [<chain> | --top N] [--engine E] [--model ID] [--endpoint URL]
                      [--min-support S] [--config syn.jsonc] [--state-dir DIR] [--json]
-  syn synthesize validate <tool-id> [--config syn.jsonc] [--state-dir DIR] [--json]
+  syn synthesize validate <tool-id> [--execute --root DIR [--grant CAP]...]
+                          [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize approve <tool-id> --promote [--state-dir DIR] [--json]
   syn synthesize list [--state-dir DIR] [--json]
   syn synthesize report [--include-testing] [--state-dir DIR] [--json]
@@ -51,7 +53,11 @@ Subcommands:
             DIR/synthesized/
   validate  replay the newest sessions holding the chain: wiring, projected output vs
             recorded (cosine_tfidf or exact_match), latency ratio, error parity; a
-            passing tool becomes TESTING (PROMOTED when require_approval is false)
+            passing tool becomes TESTING (PROMOTED when require_approval is false).
+            Replay alone (evidence "replay") scores whether the steps are called as
+            recorded: their recorded output is replayed, so it reproduces by construction;
+            --execute --root DIR also runs the composite. Sessions whose steps all have
+            latency 0 give "no latency recorded" (latency.recorded false), not a ratio
   approve   --promote a TESTING tool (a DRAFT is refused with the reason)
   list      every synthesized tool with its status
   report    on the stored sessions, the tool calls (and LLM round trips) the PROMOTED
@@ -99,7 +105,8 @@ Within a session, events are ordered by ts, then by file order.
 Ingest is idempotent: an event whose event_id is already stored is counted as a
 duplicate and the stored copy stays, so ingesting the same files again adds nothing.
 A line that holds no valid event is reported with its file, line and reason, and
-skipped; the rest is still ingested. Lines over 1 MiB and files over 256 MiB are
+skipped; the rest is still ingested. When most lines of a file are bad and most look
+like another format, a 'hint:' line on stderr names its --format. Lines over 1 MiB and files over 256 MiB are
 refused before parsing.
 
 Where events are kept:
@@ -135,7 +142,7 @@ type Subcommand = (args: string[], io: CliIo) => Promise<number>;
 
 /** One function per subcommand; the next stages (mine, run, validate, ...) join this table. */
 const SUBCOMMANDS: Record<string, Subcommand> = {
-  ingest,
+  ingest: async (args, io) => (await ingest(args, io)).code,
   mine: (args, io) => mine(args, io, { help, stateDirectory, printable }),
   run: (args, io) => runSynthesis(args, io, { help, stateDirectory, printable }),
   validate: (args, io) => validateTool(args, io, { help, stateDirectory, printable }),
@@ -158,6 +165,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   return await command(rest, io);
 }
 
+const FORMAT_NAMES: Record<FormatHint["format"], string> = {
+  events: "tool events",
+  trace: "trace lines",
+  taubench: "tau-bench sessions",
+  bfcl: "BFCL sessions",
+};
+
 /** The state folder: --state-dir, else SYN_STATE_DIR, else .syn/ in the current folder. */
 export function stateDirectory(io: CliIo, flag: string | undefined): string {
   return resolve(io.cwd, flag || io.env("SYN_STATE_DIR") || ".syn");
@@ -170,13 +184,17 @@ function printable(text: string): string {
 
 const BAD_LINES_SHOWN = 20;
 
-async function ingest(args: string[], io: CliIo): Promise<number> {
+/** `syn synthesize ingest`: its exit code and report (the pipeline prints its own line). */
+async function ingest(
+  args: string[],
+  io: CliIo,
+): Promise<{ code: number; report?: IngestReport }> {
   const { values, positionals } = parseCommandArgs("synthesize ingest", args, {
     format: { type: "string" },
     "state-dir": { type: "string" },
     json: { type: "boolean" },
   });
-  if (values.help) return await io.stdout(help), EXIT.ok;
+  if (values.help) return await io.stdout(help), { code: EXIT.ok };
   const format = (values.format ?? "auto") as IngestFormat;
   if (!INGEST_FORMATS.includes(format)) {
     throw new UsageError(`--format takes ${INGEST_FORMATS.join(" | ")}: ${printable(format)}`);
@@ -187,7 +205,13 @@ async function ingest(args: string[], io: CliIo): Promise<number> {
   const report = await ingestSources(store, sources, { format, onProgress: progress?.update });
   await progress?.clear();
   await printReport(io, store, report, values.json ?? false);
-  return report.bad_total ? EXIT.failure : EXIT.ok;
+  for (const hint of report.format_hints) {
+    await io.stderr(
+      `hint: ${hint.matching} of ${hint.lines} lines of ${printable(hint.file)} are ` +
+        `${FORMAT_NAMES[hint.format]}: try --format ${hint.format} (or --format auto)\n`,
+    );
+  }
+  return { code: report.bad_total ? EXIT.failure : EXIT.ok, report };
 }
 
 function ingestInputs(positionals: string[], io: CliIo): IngestSource[] {

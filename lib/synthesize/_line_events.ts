@@ -24,6 +24,25 @@ function isTraceLine(value: unknown): value is { kind: string; data: Record<stri
   return isRecord(value) && typeof value.kind === "string" && isRecord(value.data);
 }
 
+/**
+ * The format a parsed line looks like, whatever `--format` says: a corpus session
+ * (`bfcl` when its `source` or `domain` names BFCL, else `taubench`), a trace line, one of
+ * our events (it has `tool_id` and `session_id`), or none of them.
+ */
+export function lineShape(value: unknown): Exclude<IngestFormat, "auto"> | undefined {
+  if (isCorpusSession(value)) {
+    const origin = `${value.source ?? ""} ${value.domain ?? ""}`;
+    return /\bbfcl/i.test(origin) ? "bfcl" : "taubench";
+  }
+  if (isTraceLine(value)) return "trace";
+  if (
+    isRecord(value) && typeof value.tool_id === "string" && typeof value.session_id === "string"
+  ) {
+    return "events";
+  }
+  return undefined;
+}
+
 /** The events one parsed line holds, read as `format` (line numbers count from 1). */
 export function lineContent(value: unknown, format: IngestFormat, line: number): LineContent {
   if (isRecord(value) && Object.hasOwn(value, "syn_encrypted")) {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { compareCodePoints, errorMessage, neutralizeTerminalText, SynError } from "../core/mod.ts";
-import { type IngestFormat, lineContent } from "./_line_events.ts";
+import { type IngestFormat, lineContent, lineShape } from "./_line_events.ts";
 import { type InputLine, readLines } from "./_read_lines.ts";
 import type { EventStore } from "./event_store.ts";
 import { type ToolEvent, type ToolEventParser, toolEventParser } from "./tool_event.ts";
@@ -45,6 +45,17 @@ export interface BadLine {
   reason: string;
 }
 
+/**
+ * A file most of whose lines were bad under the `--format` given, while most of them look
+ * like another format: that format, and how many of the file's lines look like it.
+ */
+export interface FormatHint {
+  file: string;
+  format: Exclude<IngestFormat, "auto">;
+  matching: number;
+  lines: number;
+}
+
 /** What an ingest did. `read` = `added` + `duplicates`. */
 export interface IngestReport {
   files: number;
@@ -59,6 +70,8 @@ export interface IngestReport {
   bad: BadLine[];
   /** How many bad lines there were in all. */
   bad_total: number;
+  /** Files that look like another format than the one given (see `FormatHint`). */
+  format_hints: FormatHint[];
 }
 
 const MAX_BAD_LISTED = 1000;
@@ -162,6 +175,9 @@ class IngestRun {
   #totals = { read: 0, added: 0, duplicates: 0, skipped: 0 };
   #bad: BadLine[] = [];
   #badTotal = 0;
+  #hints: FormatHint[] = [];
+  /** The current file: its lines, its bad lines, and how many lines look like each format. */
+  #fileLines = { lines: 0, bad: 0, lastBad: 0, shapes: new Map<FormatHint["format"], number>() };
 
   constructor(store: EventStore, parse: ToolEventParser, options: IngestOptions) {
     this.#store = store;
@@ -177,11 +193,28 @@ class IngestRun {
 
   async ingestFile(file: InputFile): Promise<void> {
     this.#file = file.name;
+    this.#fileLines = { lines: 0, bad: 0, lastBad: 0, shapes: new Map() };
     const lines = readLines(await file.open(), this.#options);
     for await (const entry of lines) {
+      this.#fileLines.lines++;
       this.#take(entry);
       if (this.#pending.length >= this.#options.batchSize) await this.flush();
     }
+    this.#hintFormat();
+  }
+
+  /** When most lines were bad and most look like another format, says which. */
+  #hintFormat(): void {
+    const { lines, bad, shapes } = this.#fileLines;
+    const format = this.#options.format;
+    if (format === "auto" || bad * 2 <= lines) return;
+    const [best, matching] = [...shapes].reduce(
+      (top, entry) => entry[1] > top[1] ? entry : top,
+      ["events", 0] as [FormatHint["format"], number],
+    );
+    const reading = (name: string) => name === "bfcl" ? "taubench" : name;
+    if (matching * 2 <= lines || reading(best) === reading(format)) return;
+    this.#hints.push({ file: this.#file, format: best, matching, lines });
   }
 
   #take(entry: InputLine): void {
@@ -192,6 +225,8 @@ class IngestRun {
     } catch (error) {
       return this.#reject(entry.line, `not JSON: ${errorMessage(error)}`);
     }
+    const shape = lineShape(value);
+    if (shape) this.#fileLines.shapes.set(shape, (this.#fileLines.shapes.get(shape) ?? 0) + 1);
     const content = lineContent(value, this.#options.format, entry.line);
     if (content.kind === "skip") this.#totals.skipped++;
     else if (content.kind === "bad") this.#reject(entry.line, content.reason);
@@ -209,6 +244,8 @@ class IngestRun {
 
   #reject(line: number, reason: string): void {
     this.#badTotal++;
+    if (this.#fileLines.lastBad !== line) this.#fileLines.bad++;
+    this.#fileLines.lastBad = line;
     if (this.#bad.length < MAX_BAD_LISTED) {
       // A reason may quote the line (JSON.parse does): control characters are escaped
       // before it can reach a terminal.
@@ -239,6 +276,12 @@ class IngestRun {
   }
 
   report(files: number): IngestReport {
-    return { files, ...this.#totals, bad: this.#bad, bad_total: this.#badTotal };
+    return {
+      files,
+      ...this.#totals,
+      bad: this.#bad,
+      bad_total: this.#badTotal,
+      format_hints: this.#hints,
+    };
   }
 }

@@ -92,6 +92,7 @@ Deno.test("ingestSources() stores valid events and reports each bad line with fi
       skipped: 0,
       bad: ["events.jsonl:3", "events.jsonl:4", "events.jsonl:6"],
       bad_total: 3,
+      format_hints: [],
     },
   );
   assert.match(report.bad[0].reason, /^not JSON: /);
@@ -184,6 +185,41 @@ Deno.test("a named format refuses lines of another shape", async () => {
   const asEvents = await ingestSources(w.store, [{ path: file }], { format: "events" });
   assert.deepEqual(asEvents.bad.map((bad) => bad.line), [2]);
   assert.equal(asEvents.added, 1);
+});
+
+Deno.test("when most lines are bad, the format they look like is named", async () => {
+  await using w = work();
+  const tau = w.write(
+    "tau.jsonl",
+    jsonl(
+      { session_id: "t1", source: "tau-bench/raw/x.json", calls: [{ name: "a", args: {} }] },
+      { session_id: "t2", source: "tau-bench/raw/x.json", calls: [] },
+      event("e1"),
+    ),
+  );
+  const bfcl = w.write(
+    "bfcl.jsonl",
+    jsonl({ session_id: "b1", source: "bfcl-multi-turn/raw/y.json", calls: [] }),
+  );
+  const events = w.write("events.jsonl", jsonl(event("e2"), event("e3"), "{oops"));
+  const asEvents = await ingestSources(w.store, [{ path: tau }, { path: bfcl }], {
+    format: "events",
+  });
+  assert.deepEqual(asEvents.format_hints, [
+    { file: tau, format: "taubench", matching: 2, lines: 3 },
+    { file: bfcl, format: "bfcl", matching: 1, lines: 1 },
+  ]);
+  const asTrace = await ingestSources(w.store, [{ path: events }], { format: "trace" });
+  assert.deepEqual(asTrace.format_hints, [
+    { file: events, format: "events", matching: 2, lines: 3 },
+  ]);
+  // Fewer than half the lines bad, the right shape read as its twin, or auto: no hint.
+  for (
+    const [path, format] of [[events, "events"], [bfcl, "taubench"], [tau, "auto"]] as const
+  ) {
+    const report = await ingestSources(w.store, [{ path }], { format });
+    assert.deepEqual(report.format_hints, [], `${path} as ${format}`);
+  }
 });
 
 Deno.test("corpus sessions give one event per call with derived ids, clock and outcome", async () => {

@@ -43,6 +43,7 @@ export { openEventStore } from "./open_event_store.ts";
 export { openPostgresEventStore, postgresLocation } from "./postgres_event_store.ts";
 export {
   type BadLine,
+  type FormatHint,
   INGEST_FORMATS,
   type IngestFormat,
   type IngestOptions,
@@ -102,6 +103,7 @@ export {
   unhandledFailures,
   validateByReplay,
   type ValidationConfig,
+  type ValidationEvidence,
   type ValidationResult,
 } from "./replay_validation.ts";
 export {

@@ -39,9 +39,18 @@ export interface ReplaySession {
   events: StoredToolEvent[];
 }
 
+/**
+ * What the equivalence score rests on. `replay`: recorded values only — where every step
+ * would be called as recorded, the projected output is the recorded one by construction,
+ * so the score says whether the calls reproduce, not whether the outputs would.
+ * `execution`: the composite was also run in the sandbox and its outputs scored.
+ */
+export type ValidationEvidence = "replay" | "execution";
+
 export interface ValidationResult {
   tool_id: string;
   passed: boolean;
+  evidence: ValidationEvidence;
   reasons: string[];
   sessions: string[];
   equivalence: {
@@ -51,7 +60,17 @@ export interface ValidationResult {
     threshold: number;
   };
   wiring: { checked: number; held: number };
-  latency: { composite_ms: number; original_ms: number; ratio: number; max: number };
+  /**
+   * `recorded` is false when every replayed step has latency 0 (the public corpora record
+   * none): then nothing was compared and the ratio is 1.
+   */
+  latency: {
+    composite_ms: number;
+    original_ms: number;
+    ratio: number;
+    max: number;
+    recorded: boolean;
+  };
   error_parity: boolean;
   unhandled_failures: { session_id: string; step: number; outcome: ToolOutcome }[];
   /** With execution: the composite run in the sandbox on the recorded inputs. */
@@ -241,12 +260,14 @@ export async function validateByReplay(
   let held = 0;
   let composite = 0;
   let original = 0;
+  let recorded = false;
   for (const session of sessions) {
     const projection = projectSession(tool, session);
     scores.push(sessionScore(projection, session.final_output, config.similarity_method));
     held += projection.wiresHeld;
     composite += compositeLatency(tool, session.events.map((event) => event.latency_ms));
     original += session.total_latency_ms;
+    recorded ||= session.events.some((event) => event.latency_ms > 0);
   }
   const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
   const ratio = original === 0 ? 1 : composite / original;
@@ -278,6 +299,7 @@ export async function validateByReplay(
   return {
     tool_id: tool.tool_id,
     passed: reasons.length === 0,
+    evidence: execution ? "execution" : "replay",
     reasons,
     sessions: sessions.map((session) => session.session_id),
     equivalence: {
@@ -292,6 +314,7 @@ export async function validateByReplay(
       original_ms: original,
       ratio,
       max: config.max_latency_regression,
+      recorded,
     },
     error_parity: unhandled.length === 0,
     unhandled_failures: unhandled,

@@ -10,7 +10,7 @@ import {
   normalizeKey,
 } from "./controls.js";
 import { finite } from "./modulation.js";
-import { collectParameters, isBound, ParameterState } from "./parameters.js";
+import { collectParameters, formatValue, isBound, ParameterState } from "./parameters.js";
 import { createShaderStage } from "./shader_stage.js";
 import { buildVoice, readTone } from "./tone_voice.js";
 
@@ -133,6 +133,8 @@ function render(asset) {
   if (!asset.shader) {
     canvas.hidden = true;
     document.body.classList.add("no-shader");
+    // A still of the panel is cut at the PNG's width: the page lays itself out to it.
+    if (still) document.body.style.setProperty("--still-width", `${canvas.width}px`);
   }
   hooks.sample = () => {
     if (!draw) return { drawn: false };
@@ -150,6 +152,7 @@ function render(asset) {
   const haptic = wireHaptic(asset, values, seconds);
   describeParameters(table, values, seconds);
   wireInput(canvas, table, values, pointer, asset, audio, haptic);
+  hideEmptySections(asset);
   if (still) {
     values.tick(Infinity);
     if (draw) draw.draw(uniform);
@@ -168,6 +171,23 @@ function render(asset) {
   };
   requestAnimationFrame(frame);
   setState(draw || !asset.shader ? "ready" : "shader-error");
+}
+
+/**
+ * A section with nothing to list is not shown; in a still, neither is the Tone or Haptic
+ * section of a document without one (the live page keeps them: they say what is missing).
+ * @param {Record<string, any>} asset
+ */
+function hideEmptySections(asset) {
+  const empty = (/** @type {string} */ id) => $(id).childElementCount === 0;
+  $("parameters").hidden = empty("sliders");
+  $("controls").hidden = empty("mappings");
+  $("modulations-section").hidden = empty("modulations");
+  $("rules-section").hidden = empty("rules");
+  if (still) {
+    $("sound").hidden = !asset.tone;
+    $("haptic").hidden = !asset.haptic;
+  }
 }
 
 /** How many pixels are lit, how many distinct colours (of a sample) and a checksum. */
@@ -310,7 +330,7 @@ function describeParameters(table, values, seconds) {
     input.value = String(parameter.initial);
     input.dataset.key = parameter.key;
     const output = document.createElement("output");
-    output.textContent = format(parameter.initial);
+    output.textContent = formatValue(parameter.initial);
     input.addEventListener("input", () => values.set(parameter.key, Number(input.value)));
     row.append(name, input, output);
     $("sliders").append(row);
@@ -319,7 +339,7 @@ function describeParameters(table, values, seconds) {
   if (!still) {
     setInterval(() => {
       for (const { output, key } of outputs) {
-        output.textContent = format(values.value(key, seconds()));
+        output.textContent = formatValue(values.value(key, seconds()));
       }
     }, 150);
   }
@@ -343,11 +363,6 @@ function describeParameters(table, values, seconds) {
       $("modulations").append(item);
     }
   }
-}
-
-function format(/** @type {unknown} */ value) {
-  if (typeof value !== "number") return JSON.stringify(value) ?? "";
-  return Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(3);
 }
 
 const RULE_EVENTS = {

@@ -228,3 +228,13 @@ function listOf(value) {
 function numberOr(value, fallback) {
   return typeof value === "number" && Number.isFinite(value) ? value : fallback;
 }
+
+/**
+ * A parameter's value as the page shows it: whole numbers from 100 up, else three
+ * decimals; anything else as JSON.
+ * @param {unknown} value
+ */
+export function formatValue(value) {
+  if (typeof value !== "number") return JSON.stringify(value) ?? "";
+  return Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(3);
+}
