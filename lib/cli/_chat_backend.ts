@@ -65,6 +65,8 @@ export interface ChatEnvironment {
   grants: string[];
   shellAllow: string[];
   key?: string;
+  /** `SYN_CHAT_MEMORY_SCOPE=all_sessions`: retrieval sees every session's memory. */
+  memoryAcrossSessions?: boolean;
   /** Where promoted composite tools are read from (synthesize's state folder). */
   compositesDir: string;
 }
@@ -89,7 +91,7 @@ export async function openChatSession(
   io: CliIo,
 ): Promise<ChatSession> {
   const store = env.stateDir ? new CheckpointStore(env.stateDir, { key: env.key }) : undefined;
-  const memory = env.stateDir ? MemoryStore.open(env.stateDir) : undefined;
+  const memory = env.stateDir ? MemoryStore.open(env.stateDir, { key: env.key }) : undefined;
   const traceFile = env.stateDir ? join(env.stateDir, "traces", `${id}.jsonl`) : undefined;
   if (traceFile) await Deno.mkdir(join(env.stateDir!, "traces"), { recursive: true, mode: 0o700 });
   const secrets = secretsFromEnv(io.env);
@@ -119,6 +121,7 @@ export async function openChatSession(
     tools,
     store,
     memory,
+    memoryAcrossSessions: env.memoryAcrossSessions,
     trace,
     config: env.config,
     logContent: env.logContent,

@@ -43,5 +43,10 @@ export {
 } from "./jsonl.ts";
 export { VERSION } from "./version.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
+export {
+  ensurePrivateDirSync,
+  ensurePrivateFileSync,
+  preparePrivateSqliteFile,
+} from "./private_files.ts";
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
 export { MAX_DOT_ENV_BYTES, parseDotEnv } from "./dot_env.ts";
