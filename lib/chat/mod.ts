@@ -64,6 +64,7 @@ export {
   type SessionMemoryOptions,
 } from "./memory_store.ts";
 export { ReplyBuffer } from "./reply_buffer.ts";
+export { type ChatTraceFile, openChatTraceFile, traceRecord } from "./trace_file.ts";
 export {
   ChatSession,
   type ChatSessionOptions,
