@@ -1,3 +1,5 @@
+import { Buffer } from "node:buffer";
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { SynError } from "../core/mod.ts";
 
 /**
@@ -90,4 +92,60 @@ function parseEnvelope(text: string): { salt: string; iv: string; data: string }
     // not an envelope
   }
   return undefined;
+}
+
+/**
+ * Synchronous sealing of single values (memory rows): AES-256-GCM and HMAC-SHA-256 from
+ * `node:crypto`, both keys derived with HKDF-SHA-256 from `SYN_CHAT_KEY` and one random
+ * salt per database. `tag` is deterministic — equal words give equal tags — so a search
+ * index can match words without holding them; that equality is what it reveals.
+ */
+export interface RowCipher {
+  seal(text: string): string;
+  /** The plain text of a sealed value; throws `checkpoint_locked` on a wrong key. */
+  open(sealed: string): string;
+  tag(word: string): string;
+}
+
+const SEALED_PREFIX = "enc1:";
+
+export function rowCipher(secret: string, salt: Uint8Array): RowCipher {
+  const keys = new Uint8Array(hkdfSync("sha256", secret, salt, "syn chat memory v1", 64));
+  const aesKey = keys.subarray(0, 32);
+  const macKey = keys.subarray(32);
+  return {
+    seal(text) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", aesKey, iv);
+      const data = Buffer.concat([
+        cipher.update(text, "utf8"),
+        cipher.final(),
+        cipher.getAuthTag(),
+      ]);
+      return SEALED_PREFIX + Buffer.concat([iv, data]).toString("base64");
+    },
+    open(sealed) {
+      if (!sealed.startsWith(SEALED_PREFIX)) {
+        throw new SynError("checkpoint_invalid", "A memory row is not encrypted");
+      }
+      try {
+        const bytes = Buffer.from(sealed.slice(SEALED_PREFIX.length), "base64");
+        const decipher = createDecipheriv("aes-256-gcm", aesKey, bytes.subarray(0, 12));
+        decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+        return Buffer.concat([
+          decipher.update(bytes.subarray(12, bytes.length - 16)),
+          decipher.final(),
+        ])
+          .toString("utf8");
+      } catch {
+        throw new SynError(
+          "checkpoint_locked",
+          "Cannot decrypt: SYN_CHAT_KEY is not the key it was written with",
+        );
+      }
+    },
+    tag(word) {
+      return createHmac("sha256", macKey).update(word).digest("hex").slice(0, 20);
+    },
+  };
 }

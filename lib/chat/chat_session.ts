@@ -18,7 +18,9 @@ import {
   checkCitations,
   type MemoryHit,
   type MemoryStore,
+  RETRIEVED_MEMORY_LABEL,
   retrievedMemoryBlock,
+  type SessionMemory,
 } from "./memory_store.ts";
 import { ReplyBuffer } from "./reply_buffer.ts";
 import { composeTraces, createTurn, type Trace, type Turn } from "./turn.ts";
@@ -40,7 +42,13 @@ export interface ChatSessionOptions {
   fallback: LanguageModel;
   tools?: ToolSession;
   store?: CheckpointStore;
+  /**
+   * The process's memory store (one for every session); the session works through its own
+   * view of it, released by `close()`.
+   */
   memory?: MemoryStore;
+  /** Let retrieval see other sessions' memory (an explicit opt-in; default: this session's only). */
+  memoryAcrossSessions?: boolean;
   trace?: TraceWriter;
   config: ChatFluxConfig;
   /** Write chat content into traces (`--log-content`); off: ids, counts and timings only. */
@@ -80,10 +88,14 @@ export class ChatSession {
   #lastMessageTs: number | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #lastActive: number;
+  #memory: SessionMemory | undefined;
 
   private constructor(options: ChatSessionOptions, checkpoint: Checkpoint) {
     this.id = options.id;
     this.#options = options;
+    this.#memory = options.memory?.session(options.id, {
+      acrossSessions: options.memoryAcrossSessions,
+    });
     this.#checkpoint = checkpoint;
     const now = options.now ?? Date.now;
     this.#lastActive = now();
@@ -112,6 +124,22 @@ export class ChatSession {
   /** The SPEECH turns of this process's replies, in order (the session's TraceMonoid). */
   get turns(): Trace {
     return this.#turns;
+  }
+
+  /**
+   * Releases what the session holds (its memory view; the shared store stays open). Running
+   * replies are stopped; a closed session remembers nothing more.
+   */
+  close(): void {
+    for (const reply of this.#replies.values()) {
+      if (!reply.done) reply.abort.abort(new DOMException("session closed", "AbortError"));
+    }
+    this.#memory?.close();
+    this.#memory = undefined;
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
   }
 
   /** The reply of a correlation id (for `resume`). */
@@ -337,7 +365,7 @@ export class ChatSession {
   }
 
   #retrieve(query: string): MemoryHit[] {
-    const memory = this.#options.memory;
+    const memory = this.#memory;
     if (!memory) return [];
     const hits = memory.search(query, 5);
     this.#trace("retrieval", { hits: hits.length, ids: hits.map((hit) => hit.id) });
@@ -357,10 +385,9 @@ export class ChatSession {
   }
 
   async #remember(userText: string, turn: Turn): Promise<void> {
-    const memory = this.#options.memory;
+    const memory = this.#memory;
     if (!memory || !turn.content.trim()) return;
     await memory.add({
-      session_id: this.id,
       kind: "turn",
       text: `${userText}\n${turn.content}`,
       ts: turn.timestamp,
@@ -393,7 +420,7 @@ export class ChatSession {
 
   /** Notes are memory too: goals, decisions, constraints and the summary, searchable later. */
   #noteToMemory(patch: NotesPatch): void {
-    const memory = this.#options.memory;
+    const memory = this.#memory;
     if (!memory) return;
     const parts = [
       ...(patch.set_goals ?? []).map((goal) => `goal: ${goal}`),
@@ -403,7 +430,6 @@ export class ChatSession {
     ];
     if (!parts.length) return;
     void memory.add({
-      session_id: this.id,
       kind: "note",
       text: parts.join("\n"),
       ts: this.#now() / 1000,
@@ -456,6 +482,7 @@ export class ChatSession {
     if (hits.length) {
       lines.push(
         "",
+        RETRIEVED_MEMORY_LABEL,
         retrievedMemoryBlock(hits),
         "You may cite retrieved items inline as [mem:<id>].",
       );

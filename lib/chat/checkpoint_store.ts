@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { compareCodePoints, SynError } from "../core/mod.ts";
+import { compareCodePoints, ensurePrivateDirSync, SynError } from "../core/mod.ts";
 import { assertSessionId, type Checkpoint, checkpointFromJson } from "./checkpoint.ts";
 import { decryptText, encryptText } from "./_at_rest.ts";
 
@@ -68,7 +68,10 @@ export class CheckpointStore {
    */
   async save(checkpoint: Checkpoint, now: number): Promise<Checkpoint> {
     const folder = this.folder(checkpoint.session_id);
-    await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
+    // Every folder on the way is 0700, an existing wider one (a 0755 --state-dir) included.
+    for (const path of [this.stateDir, join(this.stateDir, "sessions"), folder]) {
+      ensurePrivateDirSync(path);
+    }
     const current = await this.load(checkpoint.session_id).catch(() => undefined);
     if (current && current.revision > checkpoint.revision) {
       throw new SynError("checkpoint_conflict", "The checkpoint changed since it was read");

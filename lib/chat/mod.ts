@@ -52,10 +52,19 @@ export { MARKERS, MarkerStream, splitMarkers } from "./marker_stream.ts";
 export {
   checkCitations,
   type MemoryHit,
+  type MemoryItem,
+  type MemoryScope,
   MemoryStore,
+  type MemoryStoreOptions,
+  type NewMemoryItem,
+  openMemoryStore,
+  RETRIEVED_MEMORY_LABEL,
   retrievedMemoryBlock,
+  SessionMemory,
+  type SessionMemoryOptions,
 } from "./memory_store.ts";
 export { ReplyBuffer } from "./reply_buffer.ts";
+export { type ChatTraceFile, openChatTraceFile, traceRecord } from "./trace_file.ts";
 export {
   ChatSession,
   type ChatSessionOptions,

@@ -1,10 +1,11 @@
-import { join, resolve } from "node:path";
-import { appendJsonl, secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import { resolve } from "node:path";
+import { secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
 import {
   type ChatFluxConfig,
   ChatSession,
   CheckpointStore,
   MemoryStore,
+  openChatTraceFile,
   templateModel,
 } from "../chat/mod.ts";
 import {
@@ -65,6 +66,8 @@ export interface ChatEnvironment {
   grants: string[];
   shellAllow: string[];
   key?: string;
+  /** `SYN_CHAT_MEMORY_SCOPE=all_sessions`: retrieval sees every session's memory. */
+  memoryAcrossSessions?: boolean;
   /** Where promoted composite tools are read from (synthesize's state folder). */
   compositesDir: string;
 }
@@ -89,16 +92,11 @@ export async function openChatSession(
   io: CliIo,
 ): Promise<ChatSession> {
   const store = env.stateDir ? new CheckpointStore(env.stateDir, { key: env.key }) : undefined;
-  const memory = env.stateDir ? MemoryStore.open(env.stateDir) : undefined;
-  const traceFile = env.stateDir ? join(env.stateDir, "traces", `${id}.jsonl`) : undefined;
-  if (traceFile) await Deno.mkdir(join(env.stateDir!, "traces"), { recursive: true, mode: 0o700 });
-  const secrets = secretsFromEnv(io.env);
-  let writes = Promise.resolve();
-  const trace = traceFile
-    ? (event: { ts: number; kind: string; data: Record<string, unknown> }) => {
-      writes = writes.then(() => appendJsonl(traceFile, event)).catch(() => {});
-    }
+  const memory = env.stateDir ? MemoryStore.open(env.stateDir, { key: env.key }) : undefined;
+  const trace = env.stateDir
+    ? openChatTraceFile(env.stateDir, id, { logContent: env.logContent }).write
     : undefined;
+  const secrets = secretsFromEnv(io.env);
   const tools = await ToolSession.open({
     registry: await chatToolRegistry(env),
     root: env.root,
@@ -107,9 +105,7 @@ export async function openChatSession(
     stateDir: env.stateDir,
     sessionId: id,
     secrets,
-    trace: trace
-      ? (event) => trace(env.logContent ? event : { ...event, data: withoutOutput(event.data) })
-      : undefined,
+    trace,
   });
   const session = await ChatSession.open({
     id,
@@ -119,6 +115,7 @@ export async function openChatSession(
     tools,
     store,
     memory,
+    memoryAcrossSessions: env.memoryAcrossSessions,
     trace,
     config: env.config,
     logContent: env.logContent,
@@ -129,12 +126,6 @@ export async function openChatSession(
     }
   }
   return session;
-}
-
-/** Privacy (K-gent API §7): a tool's output may quote the conversation; keep only its size. */
-function withoutOutput(data: Record<string, unknown>): Record<string, unknown> {
-  if (typeof data.output_summary !== "string") return data;
-  return { ...data, output_summary: `<${data.output_summary.length} chars>` };
 }
 
 /** The sandbox root: the user's folder, or a fresh temporary one. */

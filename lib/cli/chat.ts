@@ -61,7 +61,9 @@ State (--state-dir DIR, default $SYN_STATE_DIR; without one nothing is written t
                                       SYN_CHAT_KEY set); a session resumes from it
   DIR/traces/<id>.jsonl               trace events: ids, counts and timings only, unless
                                       --log-content
-  DIR/memory.sqlite                   past turns, searched for every message (BM25)
+  DIR/memory.sqlite                   past turns, searched for every message (BM25): this
+                                      session's only, unless SYN_CHAT_MEMORY_SCOPE=all_sessions;
+                                      encrypted with SYN_CHAT_KEY set
   DIR/http_cache.sqlite               the http.get cache
 
 Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?session=ID
@@ -84,7 +86,7 @@ Options:
   --session-ttl-s S     (serve) idle seconds before a session leaves memory (default 1800)
   -h, --help            show this help
 
-Environment: SYN_STATE_DIR, SYN_CHAT_KEY, the provider keys and *_MODEL / *_ENDPOINT.
+Environment: SYN_STATE_DIR, SYN_CHAT_KEY, SYN_CHAT_MEMORY_SCOPE, the provider keys and *_MODEL / *_ENDPOINT.
 
 Examples:
   syn chat
@@ -170,6 +172,7 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
       name.trim()
     ).filter(Boolean),
     key: io.env("SYN_CHAT_KEY") || undefined,
+    memoryAcrossSessions: io.env("SYN_CHAT_MEMORY_SCOPE") === "all_sessions",
     compositesDir: resolve(io.cwd, stateFlag || ".syn"),
   };
 }
@@ -369,9 +372,9 @@ async function slashCommand(
         await say("no --state-dir: there is no memory to search");
         return false;
       }
-      const memory = MemoryStore.open(env.stateDir);
-      const hits = memory.search(argument, 5);
-      memory.close();
+      using memory = MemoryStore.open(env.stateDir, { key: env.key });
+      const hits = memory.session(session.id, { acrossSessions: env.memoryAcrossSessions })
+        .search(argument, 5);
       if (!hits.length) await say("nothing found");
       for (const hit of hits) {
         await say(`  ${hit.id} (${hit.score.toFixed(3)}) ${neutralizeTerminalText(hit.excerpt)}`);

@@ -46,9 +46,16 @@ export async function readJsonl(path: string): Promise<unknown[]> {
   return records;
 }
 
-/** Writes a file atomically: a temporary file beside it, then a rename. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const staged = await stageFile(path, text);
+/**
+ * Writes a file atomically: a temporary file beside it, then a rename. `mode` applies to
+ * the new file (a private state file passes 0o600).
+ */
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<void> {
+  const staged = await stageFile(path, text, options);
   await staged.commit();
 }
 
@@ -69,11 +76,15 @@ const TEMPORARY = /\.(\d+)\.[0-9a-f]{8}\.tmp$/;
  * reader sees). A process killed in between leaves only a temporary, which
  * `sweepTemporaries` removes later.
  */
-export async function stageFile(path: string, text: string): Promise<StagedFile> {
+export async function stageFile(
+  path: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<StagedFile> {
   const temporary = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const discard = () => Deno.remove(temporary).catch(() => {});
   try {
-    await Deno.writeTextFile(temporary, text);
+    await Deno.writeTextFile(temporary, text, { createNew: true, mode: options.mode });
   } catch (error) {
     await discard();
     throw error;

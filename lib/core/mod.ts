@@ -50,6 +50,11 @@ export {
 } from "./jsonl.ts";
 export { VERSION } from "./version.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
+export {
+  ensurePrivateDirSync,
+  ensurePrivateFileSync,
+  preparePrivateSqliteFile,
+} from "./private_files.ts";
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
 export {
   constantTimeEqual,

@@ -50,3 +50,20 @@ Deno.test("promoted composites join a registry; unknown steps and bad conditions
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the synthesized registry writes 0600 files in a 0700 folder, tightening a 0755 state dir", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.chmod(dir, 0o755);
+    const registry = new SynthesizedRegistry(dir);
+    await registry.saveDraft(tool("t", [["fs.list_dir", null]]), "deterministic");
+    assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
+    assert.equal((await Deno.stat(registry.folder)).mode! & 0o777, 0o700);
+    for await (const entry of Deno.readDir(registry.folder)) {
+      const mode = (await Deno.stat(`${registry.folder}/${entry.name}`)).mode! & 0o777;
+      assert.equal(mode, 0o600, entry.name);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

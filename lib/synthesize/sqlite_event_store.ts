@@ -1,6 +1,11 @@
 import { DatabaseSync, type DatabaseSyncOptions, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
-import { errorMessage, SynError } from "../core/mod.ts";
+import {
+  ensurePrivateDirSync,
+  errorMessage,
+  preparePrivateSqliteFile,
+  SynError,
+} from "../core/mod.ts";
 import {
   EVENT_COLUMNS,
   eventFromRow,
@@ -48,9 +53,11 @@ const SESSIONS = `SELECT session_id, MIN(ts_ms) AS started_ms, MAX(ts_ms) AS end
  * Opens a SQLite database with what every syn database needs: WAL with NORMAL sync (1,000
  * single-row commits ≈ 9 ms instead of ≈ 0.9 s), a busy timeout for a second process, and
  * `ATTACH` refused by the attach limit — a past Deno advisory bypassed file permissions
- * through `ATTACH DATABASE`, and no statement here needs it.
+ * through `ATTACH DATABASE`, and no statement here needs it. The file and its side files
+ * are 0600 (created so before SQLite opens it).
  */
 export function openSqliteDatabase(path: string): DatabaseSync {
+  if (path !== ":memory:") preparePrivateSqliteFile(path);
   // `limits` is in Deno's node:sqlite (checked: "too many attached databases - max 0") but
   // not yet in its type declarations.
   const options = { limits: { attach: 0 } } as DatabaseSyncOptions;
@@ -59,11 +66,11 @@ export function openSqliteDatabase(path: string): DatabaseSync {
   return db;
 }
 
-/** The default event store: `<stateDir>/events.sqlite` (the folder is created, mode 700). */
+/** The default event store: `<stateDir>/events.sqlite` (the folder 0700, the file 0600). */
 export function openSqliteEventStore(stateDir: string): SqliteEventStore {
   const path = join(stateDir, SQLITE_EVENTS_FILE);
   try {
-    Deno.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDirSync(stateDir);
     const db = openSqliteDatabase(path);
     db.exec(SCHEMA);
     return new SqliteEventStore(db, path);

@@ -4,7 +4,7 @@
  * `DRAFT → TESTING → PROMOTED`.
  */
 import { join } from "node:path";
-import { compareCodePoints, SynError, writeFileAtomic } from "../core/mod.ts";
+import { compareCodePoints, ensurePrivateDirSync, SynError, writeFileAtomic } from "../core/mod.ts";
 import type { ValidationResult } from "./replay_validation.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 
@@ -60,8 +60,12 @@ export class SynthesizedRegistry {
   }
 
   async #write(entry: RegistryEntry): Promise<RegistryEntry> {
-    await Deno.mkdir(this.folder, { recursive: true });
-    await writeFileAtomic(this.#path(entry.tool.tool_id), JSON.stringify(entry, null, 2) + "\n");
+    // A state directory is private: folders 0700, files 0600.
+    ensurePrivateDirSync(join(this.folder, ".."));
+    ensurePrivateDirSync(this.folder);
+    await writeFileAtomic(this.#path(entry.tool.tool_id), JSON.stringify(entry, null, 2) + "\n", {
+      mode: 0o600,
+    });
     return entry;
   }
 

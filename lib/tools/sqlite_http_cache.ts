@@ -1,5 +1,6 @@
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import { ensurePrivateDirSync, preparePrivateSqliteFile } from "../core/mod.ts";
 import type { HttpCache } from "./http_cache_port.ts";
 
 /** How long an answer stays fresh by default: 15 minutes. */
@@ -9,11 +10,14 @@ export const DEFAULT_HTTP_CACHE_TTL_MS = 15 * 60 * 1000;
  * The `http.get` cache (Spectator §4): `<stateDir>/http_cache.sqlite`, WAL, one row per
  * full URL (its WHATWG form, so `/a` and `/a?x` and `/A` are different keys), fresh for
  * `ttlMs`. Only what the tool returns is stored — never a request header. Statements are
- * fixed text with bound parameters; nothing from outside becomes SQL.
+ * fixed text with bound parameters; nothing from outside becomes SQL. The folder is 0700,
+ * the file and its side files 0600.
  */
 export function openHttpCache(stateDir: string, options: { ttlMs?: number } = {}): HttpCache {
-  Deno.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(join(stateDir, "http_cache.sqlite"));
+  ensurePrivateDirSync(stateDir);
+  const path = join(stateDir, "http_cache.sqlite");
+  preparePrivateSqliteFile(path);
+  const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;");
   db.exec(`CREATE TABLE IF NOT EXISTS http_cache (
     url TEXT PRIMARY KEY, final_url TEXT NOT NULL, status INTEGER NOT NULL, content_type TEXT,

@@ -1,0 +1,128 @@
+/**
+ * What `syn chat` leaves in a state directory: with `SYN_CHAT_KEY` no file holds the
+ * conversation in plain text (checkpoint, memory and its WAL, traces), tool arguments
+ * that carry content stay out of traces, and every file is 0600 and every folder 0700 —
+ * also when the state directory already existed as 0755.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { childEnv, killAfter } from "./fakes/child_env.ts";
+import { SELF_COMMAND } from "./fakes/cli_io.ts";
+
+const TEST = { sanitizeResources: false, sanitizeOps: false };
+
+async function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
+  const child = new Deno.Command(SELF_COMMAND[0], {
+    args: [...SELF_COMMAND.slice(1), "chat", ...args],
+    clearEnv: true,
+    env: childEnv(env),
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const cancel = killAfter(child);
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(stdin));
+  await writer.close();
+  const output = await child.output();
+  cancel();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
+async function* walk(folder: string): AsyncGenerator<{ path: string; isDirectory: boolean }> {
+  for await (const entry of Deno.readDir(folder)) {
+    const path = join(folder, entry.name);
+    yield { path, isDirectory: entry.isDirectory };
+    if (entry.isDirectory) yield* walk(path);
+  }
+}
+
+Deno.test({
+  ...TEST,
+  name: "syn chat with SYN_CHAT_KEY leaves no plain text and no readable file in the state dir",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir());
+    await Deno.mkdir(join(dir, "work"));
+    const state = join(dir, "state");
+    await Deno.mkdir(state, { mode: 0o755 });
+    await Deno.chmod(state, 0o755);
+    await using llm = await startMockLlmServer({
+      answer: (context) => {
+        if (context.prompt.startsWith("TOOL_RESULTS")) return "Saved the ultramarine note.";
+        return 'Saving. <<<TOOL_CALLS_JSON>>>[{"id":"t1","tool":"fs.write_text","args":{"path":"n.txt","text":"ultramarine-body-7731"}}]<<<END_TOOL_CALLS_JSON>>>';
+      },
+    });
+    const env = {
+      OPENAI_API_KEY: "sk-test-key-0000000000000000",
+      OPENAI_ENDPOINT: llm.openaiUrl,
+      SYN_CHAT_KEY: "correct horse battery staple",
+    };
+    const args = ["--session", "k1", "--state-dir", "state", "--root", "work"];
+    for (const message of ["my passphrase is ultramarine-pass-9\n", "ultramarine again?\n"]) {
+      const run = await runChat(args, message, env, dir);
+      assert.equal(run.code, 0, run.stderr);
+    }
+    assert.equal(
+      await Deno.readTextFile(join(dir, "work", "n.txt")),
+      "ultramarine-body-7731",
+      "the tool ran",
+    );
+    const seen: string[] = [];
+    for await (const entry of walk(state)) {
+      const name = entry.path.slice(state.length + 1);
+      seen.push(name);
+      const mode = (await Deno.stat(entry.path)).mode! & 0o777;
+      assert.equal(mode, entry.isDirectory ? 0o700 : 0o600, `${name} is ${mode.toString(8)}`);
+      if (entry.isDirectory) continue;
+      const bytes = new TextDecoder("latin1").decode(await Deno.readFile(entry.path));
+      assert.doesNotMatch(bytes, /ultramarine/i, `${name} holds chat content in plain text`);
+    }
+    assert.equal((await Deno.stat(state)).mode! & 0o777, 0o700, "the state dir was tightened");
+    for (const name of ["memory.sqlite", "sessions/k1/checkpoint.json", "traces/k1.jsonl"]) {
+      assert.ok(seen.includes(name), `${name} missing; saw ${seen.join(", ")}`);
+    }
+    const trace = await Deno.readTextFile(join(state, "traces", "k1.jsonl"));
+    assert.match(trace, /"tool_id":"fs.write_text"/);
+    assert.match(trace, /"input_params":\{"path":"n.txt","text":"<21 chars>"\}/);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test("events.sqlite and http_cache.sqlite are 0600 with their side files, in a tightened 0700 folder", async () => {
+  const { openSqliteEventStore } = await import("../lib/synthesize/mod.ts");
+  const { openHttpCache } = await import("../lib/tools/mod.ts");
+  const { makeEvent } = await import("./fakes/event_store_conformance.ts");
+  const state = await Deno.makeTempDir();
+  try {
+    await Deno.chmod(state, 0o755);
+    const events = openSqliteEventStore(state);
+    await events.append([await makeEvent({ event_id: "e1" })]);
+    const cache = openHttpCache(state);
+    cache.put({
+      url: "https://a.test/",
+      final_url: "https://a.test/",
+      status: 200,
+      content_type: "text/plain",
+      body: "cached body",
+      truncated: false,
+      stored_at: 1,
+    });
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(state)) {
+      names.push(entry.name);
+      const mode = (await Deno.stat(join(state, entry.name))).mode! & 0o777;
+      assert.equal(mode, 0o600, `${entry.name} is ${mode.toString(8)}`);
+    }
+    for (const name of ["events.sqlite-wal", "http_cache.sqlite-wal"]) {
+      assert.ok(names.includes(name), `${name} missing; saw ${names.join(", ")}`);
+    }
+    assert.equal((await Deno.stat(state)).mode! & 0o777, 0o700);
+    cache.close();
+    await events[Symbol.asyncDispose]();
+  } finally {
+    await Deno.remove(state, { recursive: true });
+  }
+});
