@@ -43,8 +43,12 @@ What the sandbox enforces:
             on the allowlist (${DEFAULT_SHELL_ALLOW.join(" ")};
             --shell-allow adds more). Interpreters and programs that start others (sh,
             bash, python3, node, perl, env, xargs, find, ...) are refused even when added.
-            Path arguments are checked like file paths. The program runs with an empty
-            environment (PATH and LANG only), in --root, with a timeout that kills its
+            Options must be the program's own, named unambiguously (any prefix its
+            getopt would expand counts: wc --f is --files0-from); those that read
+            other files, recurse, write, set the clock or never end are refused.
+            Path arguments and option values are checked like file paths. The program
+            runs with an empty environment (PATH and LANG only), in --root, with a
+            timeout that kills its
             whole process group and capped output; inside bubblewrap where it works
             (no network, only system folders read-only, --root read-write; the result
             says "isolation": "bubblewrap" or "argv").
