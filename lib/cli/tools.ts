@@ -51,7 +51,8 @@ What the sandbox enforces:
             timeout that kills its
             whole process group and capped output; inside bubblewrap where it works
             (no network, only system folders read-only, --root read-write; the result
-            says "isolation": "bubblewrap" or "argv").
+            says "isolation": "bubblewrap" or "argv"). bwrap is looked for in PATH;
+            without it, a one-line notice on stderr says so.
   Network   http.get needs a capability: --grant net (any public host; only the
             --allow-host hosts when any are given) or --grant net:<host> (that exact
             host, even outside --allow-host). Only http and https. A host that resolves
@@ -72,7 +73,7 @@ Options:
   --timeout-s N        the longest the call may take, in seconds (default: the tool's own)
   --state-dir DIR      where the http cache lives (default $SYN_STATE_DIR, else .syn/)
   --no-cache           do not read or write the http cache
-  --no-bubblewrap      run shell.exec without bubblewrap even where it works
+  --no-bubblewrap      run shell.exec without bubblewrap even where it works (no notice)
   --trace FILE         append the call's tool_start / tool_done events to FILE (JSONL)
   --json               (list) print the tools and their argument schemas as JSON
   -h, --help           show this help
@@ -171,6 +172,7 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
         name.trim()
       ).filter(Boolean),
       bubblewrap: values["no-bubblewrap"] ? "off" : "auto",
+      bubblewrapSearchPath: io.env("PATH"),
       stateDir: resolve(io.cwd, values["state-dir"] ?? io.env("SYN_STATE_DIR") ?? ".syn"),
       cache: !values["no-cache"],
       maxTimeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
@@ -183,6 +185,9 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
+  if (positionals[0] === "shell.exec" && !values["no-bubblewrap"] && !session.bubblewrap) {
+    await noticeNoBubblewrap(io);
+  }
   let result: ToolResult;
   try {
     result = await session.call({ id: "t1", tool: positionals[0], args: callArgs });
@@ -191,6 +196,17 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
   }
   await io.stdout(`${JSON.stringify(result, null, 2)}\n`);
   return result.ok ? EXIT.ok : EXIT.failure;
+}
+
+let bubblewrapNoticed = false;
+
+/** Once per process: shell.exec runs without namespace isolation here, and how to get it. */
+async function noticeNoBubblewrap(io: CliIo): Promise<void> {
+  if (bubblewrapNoticed) return;
+  bubblewrapNoticed = true;
+  await io.stderr(
+    'syn: bubblewrap (bwrap) is not installed or cannot run here, so shell.exec has no namespace isolation, only its argv checks ("isolation": "argv"); install it with: apt-get install bubblewrap\n',
+  );
 }
 
 async function readCallArgs(

@@ -239,6 +239,50 @@ async function spawn(
   };
 }
 
+/**
+ * What a failed `fetch` says, by cause. Deno's fetch rejects every network failure with
+ * `TypeError: fetch failed`; the reason is only in the text of `error.cause` (Deno 2.9:
+ * "tcp connect error: Connection refused (os error 111)", "dns error: failed to lookup
+ * address information", "connection closed before message completed", "invalid peer
+ * certificate: …", "tls handshake eof"), with no `code`.
+ */
+const FETCH_CAUSES: [RegExp, string, string][] = [
+  [
+    /dns error|failed to lookup address|name or service not known|no address associated/i,
+    "io_error",
+    "Host name not resolved",
+  ],
+  [/connection refused|os error 111\b/i, "io_error", "Connection refused"],
+  [/connection reset|os error 104\b/i, "io_error", "Connection reset by the server"],
+  [
+    /network is unreachable|no route to host|os error 10[13]\b|os error 113\b/i,
+    "io_error",
+    "Network unreachable",
+  ],
+  [/timed out|os error 110\b/i, "timeout", "Connection timed out"],
+  [/certificate|tls|ssl|handshake|corrupt message/i, "io_error", "TLS failed"],
+  [
+    /connection closed|unexpected eof|incomplete ?message|broken pipe/i,
+    "io_error",
+    "Connection closed by the server before a complete response",
+  ],
+];
+
+function fetchFailure(error: unknown): unknown {
+  if (!(error instanceof TypeError)) return error;
+  const messages: string[] = [];
+  for (let cause: unknown = error; cause instanceof Error && messages.length < 5;) {
+    messages.push(cause.message);
+    cause = cause.cause;
+  }
+  const text = messages.join(" | ");
+  const found = FETCH_CAUSES.find(([pattern]) => pattern.test(text));
+  if (!found) return error;
+  // The last clause of the innermost message, without the URL it repeats: printable only.
+  const detail = (messages.at(-1) ?? "").split("): ").at(-1)!.replace(/[^\x20-\x7e]/g, "?");
+  return new Refusal(found[1], `${found[2]}: ${detail.slice(0, 200)}`);
+}
+
 async function fetchOnce(
   params: { url: string; timeoutMs: number; maxBytes: number; headers: Record<string, string> },
 ) {
@@ -246,9 +290,13 @@ async function fetchOnce(
     redirect: "manual",
     headers: params.headers,
     signal: AbortSignal.timeout(params.timeoutMs),
+  }).catch((error) => {
+    throw fetchFailure(error);
   });
   const { bytes, more } = response.body
-    ? await readStream(response.body, params.maxBytes)
+    ? await readStream(response.body, params.maxBytes).catch((error) => {
+      throw fetchFailure(error);
+    })
     : { bytes: new Uint8Array(), more: false };
   return {
     status: response.status,
