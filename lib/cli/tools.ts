@@ -37,7 +37,9 @@ What the sandbox enforces:
   Files     Every path — relative, or absolute — must resolve inside --root, after
             following symlinks. '..', other folders, sibling folders such as
             <root>-evil, NUL bytes and /proc are refused (path_escape). The tools run in
-            a worker whose Deno permissions allow reading and writing --root only.
+            a worker whose Deno permissions allow reading and writing --root only; what
+            it opened is checked again by descriptor, so a symlink swapped in late is
+            refused too.
   Shell     'cmd' is split like a shell would (quotes respected) but never run by one:
             ; & | < > \` $ ( ) globs and ~ are refused (not_allowed). The program must be
             on the allowlist (${DEFAULT_SHELL_ALLOW.join(" ")};
