@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { COMMANDS, runCli } from "../lib/cli/mod.ts";
 import { fakeIo, runSyn } from "./fakes/cli_io.ts";
 import { sandboxFixture, SENTINEL } from "./fakes/sandbox_fixture.ts";
+import { detectBubblewrap } from "../lib/tools/mod.ts";
 
 async function syn(args: string[], cwd: string, stdin?: string) {
   const io = fakeIo({ cwd, stdin });
@@ -139,4 +140,49 @@ Deno.test("syn tools run works as a subprocess and writes its trace", {
     .map((line) => JSON.parse(line));
   assert.deepEqual(events.map((event) => event.kind), ["tool_start", "tool_done"]);
   assert.equal(events[1].data.outcome, "SUCCESS");
+});
+
+Deno.test("syn tools run shell.exec says once on stderr when bubblewrap is absent", async () => {
+  await using fixture = await sandboxFixture();
+  const empty = await Deno.makeTempDir({ prefix: "syn-no-bwrap-" });
+  try {
+    const args = ["tools", "run", "shell.exec", "--root", fixture.root, "--args"];
+    const run = (extra: string[], path: string) =>
+      runSyn([...args, '{"cmd": "echo hi"}', ...extra], { env: { PATH: path } });
+    const without = await run([], empty);
+    assert.equal(without.code, 0, without.stderr);
+    assert.equal(JSON.parse(without.stdout).output.isolation, "argv");
+    const notices = without.stderr.split("\n").filter((line) => line.includes("bubblewrap"));
+    assert.equal(notices.length, 1, without.stderr);
+    assert.match(notices[0], /not installed.*no namespace isolation.*apt-get install bubblewrap/);
+    const off = await run(["--no-bubblewrap"], empty);
+    assert.equal(off.code, 0, off.stderr);
+    assert.ok(!off.stderr.includes("bubblewrap"), off.stderr);
+    const fsCall = await runSyn(["tools", "run", "fs.list_dir", "--root", fixture.root], {
+      env: { PATH: empty },
+    });
+    assert.ok(!fsCall.stderr.includes("bubblewrap"), fsCall.stderr);
+  } finally {
+    await Deno.remove(empty, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "syn tools run shell.exec finds bwrap in PATH and then gives no notice",
+  ignore: !(await detectBubblewrap()),
+  async fn() {
+    await using fixture = await sandboxFixture();
+    const result = await runSyn([
+      "tools",
+      "run",
+      "shell.exec",
+      "--root",
+      fixture.root,
+      "--args",
+      '{"cmd": "echo hi"}',
+    ], { env: { PATH: "/usr/local/bin:/usr/bin:/bin" } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(JSON.parse(result.stdout).output.isolation, "bubblewrap");
+    assert.ok(!result.stderr.includes("bubblewrap"), result.stderr);
+  },
 });

@@ -187,3 +187,68 @@ Deno.test("fs attack: deeply nested args are refused without a crash", async () 
   const result = await session.call({ id: "d", tool: "fs.read_text", args: deep });
   assert.equal(result.error?.code, "invalid_args");
 });
+
+/** Swaps `<root>/d` between a real folder and a symlink to `<base>/out` until `seconds` pass. */
+const SWAPPER = `
+const [root, out, seconds] = Deno.args;
+const end = Date.now() + Number(seconds) * 1000;
+Deno.symlinkSync(out, root + "/d.link");
+while (Date.now() < end) {
+  Deno.renameSync(root + "/d", root + "/d.real");
+  Deno.renameSync(root + "/d.link", root + "/d");
+  Deno.renameSync(root + "/d", root + "/d.link");
+  Deno.renameSync(root + "/d.real", root + "/d");
+}
+`;
+
+Deno.test("fs tools never return a file outside the root while a folder and a symlink swap", async () => {
+  await using fixture = await sandboxFixture();
+  await Deno.mkdir(join(fixture.root, "d"));
+  await Deno.writeTextFile(join(fixture.root, "d", "f.txt"), "inside\n");
+  await Deno.mkdir(join(fixture.base, "out"));
+  await Deno.writeTextFile(join(fixture.base, "out", "f.txt"), `${SENTINEL} swapped\n`);
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    NO_COLOR: "1",
+  };
+  for (const name of ["HOME", "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value) env[name] = value;
+  }
+  const swapper = new Deno.Command(Deno.execPath(), {
+    args: ["eval", SWAPPER, fixture.root, join(fixture.base, "out"), "3"],
+    clearEnv: true,
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(swapper.stderr).text();
+  let running = true;
+  const status = swapper.status.finally(() => (running = false));
+  const stop = () => {
+    if (running) swapper.kill("SIGKILL");
+  };
+  const kill = setTimeout(stop, 10_000);
+  using session = await ToolSession.open({ root: fixture.root });
+  const seen = { inside: 0, listed: 0, refused: 0 };
+  try {
+    for (let calls = 0; running && calls < 20_000; calls++) {
+      const read = await session.call({ id: "r", tool: "fs.read_text", args: { path: "d/f.txt" } });
+      const list = await session.call({ id: "l", tool: "fs.list_dir", args: { path: "d" } });
+      assert.ok(!JSON.stringify(read).includes(SENTINEL), `read outside: ${JSON.stringify(read)}`);
+      const names = JSON.stringify(list);
+      assert.ok(!names.includes(SENTINEL), `listed outside: ${names}`);
+      if ((read.output as { text?: string } | null)?.text === "inside\n") seen.inside++;
+      else seen.refused++;
+      if (list.ok) seen.listed++;
+    }
+  } finally {
+    clearTimeout(kill);
+    stop();
+    await status;
+  }
+  const { code } = await status;
+  assert.ok(code === 0 || code === 137, await stderr);
+  console.log(`swap race: ${JSON.stringify(seen)}`);
+  assert.ok(seen.inside >= 20, `the inside file was read only ${seen.inside} times`);
+});

@@ -37,17 +37,24 @@ What the sandbox enforces:
   Files     Every path — relative, or absolute — must resolve inside --root, after
             following symlinks. '..', other folders, sibling folders such as
             <root>-evil, NUL bytes and /proc are refused (path_escape). The tools run in
-            a worker whose Deno permissions allow reading and writing --root only.
+            a worker whose Deno permissions allow reading and writing --root only; what
+            it opened is checked again by descriptor, so a symlink swapped in late is
+            refused too.
   Shell     'cmd' is split like a shell would (quotes respected) but never run by one:
             ; & | < > \` $ ( ) globs and ~ are refused (not_allowed). The program must be
             on the allowlist (${DEFAULT_SHELL_ALLOW.join(" ")};
             --shell-allow adds more). Interpreters and programs that start others (sh,
             bash, python3, node, perl, env, xargs, find, ...) are refused even when added.
-            Path arguments are checked like file paths. The program runs with an empty
-            environment (PATH and LANG only), in --root, with a timeout that kills its
+            Options must be the program's own, named unambiguously (any prefix its
+            getopt would expand counts: wc --f is --files0-from); those that read
+            other files, recurse, write, set the clock or never end are refused.
+            Path arguments and option values are checked like file paths. The program
+            runs with an empty environment (PATH and LANG only), in --root, with a
+            timeout that kills its
             whole process group and capped output; inside bubblewrap where it works
             (no network, only system folders read-only, --root read-write; the result
-            says "isolation": "bubblewrap" or "argv").
+            says "isolation": "bubblewrap" or "argv"). bwrap is looked for in PATH;
+            without it, a one-line notice on stderr says so.
   Network   http.get needs a capability: --grant net (any public host; only the
             --allow-host hosts when any are given) or --grant net:<host> (that exact
             host, even outside --allow-host). Only http and https. A host that resolves
@@ -68,7 +75,7 @@ Options:
   --timeout-s N        the longest the call may take, in seconds (default: the tool's own)
   --state-dir DIR      where the http cache lives (default $SYN_STATE_DIR, else .syn/)
   --no-cache           do not read or write the http cache
-  --no-bubblewrap      run shell.exec without bubblewrap even where it works
+  --no-bubblewrap      run shell.exec without bubblewrap even where it works (no notice)
   --trace FILE         append the call's tool_start / tool_done events to FILE (JSONL)
   --json               (list) print the tools and their argument schemas as JSON
   -h, --help           show this help
@@ -167,6 +174,7 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
         name.trim()
       ).filter(Boolean),
       bubblewrap: values["no-bubblewrap"] ? "off" : "auto",
+      bubblewrapSearchPath: io.env("PATH"),
       stateDir: resolve(io.cwd, values["state-dir"] ?? io.env("SYN_STATE_DIR") ?? ".syn"),
       cache: !values["no-cache"],
       maxTimeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
@@ -179,6 +187,9 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
+  if (positionals[0] === "shell.exec" && !values["no-bubblewrap"] && !session.bubblewrap) {
+    await noticeNoBubblewrap(io);
+  }
   let result: ToolResult;
   try {
     result = await session.call({ id: "t1", tool: positionals[0], args: callArgs });
@@ -187,6 +198,17 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
   }
   await io.stdout(`${JSON.stringify(result, null, 2)}\n`);
   return result.ok ? EXIT.ok : EXIT.failure;
+}
+
+let bubblewrapNoticed = false;
+
+/** Once per process: shell.exec runs without namespace isolation here, and how to get it. */
+async function noticeNoBubblewrap(io: CliIo): Promise<void> {
+  if (bubblewrapNoticed) return;
+  bubblewrapNoticed = true;
+  await io.stderr(
+    'syn: bubblewrap (bwrap) is not installed or cannot run here, so shell.exec has no namespace isolation, only its argv checks ("isolation": "argv"); install it with: apt-get install bubblewrap\n',
+  );
 }
 
 async function readCallArgs(

@@ -1,6 +1,7 @@
 import { basename, join } from "node:path";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { ToolFailure } from "./tool_failure.ts";
+import { longOption, OPTION_TABLES, type OptionTable, shortOption } from "./_option_tables.ts";
 
 /** The programs `shell.exec` may start by default (the issue's list). */
 export const DEFAULT_SHELL_ALLOW: readonly string[] = Object.freeze([
@@ -135,52 +136,11 @@ export const REFUSED_PROGRAMS: ReadonlySet<string> = new Set([
 /** Where allowlisted programs are looked up — never the caller's PATH. */
 export const SHELL_PATH = "/usr/local/bin:/usr/bin:/bin";
 
-interface FlagRules {
-  /** Short option letters refused anywhere in a cluster (`-rn` has `r`). */
-  short?: string;
-  /** Long options refused (with or without `=value`). */
-  long?: readonly string[];
-}
-
-/** Options that read other files, follow links, recurse, write, hang or run programs. */
-const FLAG_RULES: Readonly<Record<string, FlagRules>> = {
-  grep: {
-    short: "rRfd",
-    long: [
-      "--recursive",
-      "--dereference-recursive",
-      "--file",
-      "--directories",
-      "--devices",
-      "--exclude-from",
-      "--include-dir",
-    ],
-  },
-  sort: {
-    short: "oT",
-    long: [
-      "--output",
-      "--temporary-directory",
-      "--compress-program",
-      "--files0-from",
-      "--random-source",
-    ],
-  },
-  tail: { short: "fF", long: ["--follow", "--retry", "--pid"] },
-  date: { short: "fsr", long: ["--file", "--set", "--reference"] },
-  ls: { short: "L", long: ["--dereference"] },
-  wc: { long: ["--files0-from"] },
-  cut: {},
-  head: {},
-  cat: {},
-  uniq: {},
-  tr: {},
-  echo: {},
-  pwd: {},
-};
-
-/** Refused for every program: they read file lists or start programs. */
-const ALWAYS_REFUSED_LONG = ["--files0-from", "--compress-program"];
+/**
+ * Refused for every program without an option table (added with `--shell-allow`), and
+ * every abbreviation of them: they read file lists or start programs.
+ */
+const ALWAYS_REFUSED_LONG = ["files0-from", "compress-program"];
 
 /**
  * The absolute path of an allowlisted program, or a `ToolFailure`. `argv0` must be a bare
@@ -224,57 +184,98 @@ export async function resolveProgram(argv0: string, allow: readonly string[]): P
 }
 
 /**
- * Checks the arguments of `program`: refused options (per program and for all), and every
- * path-like argument — anything that is not an option, the value of `--opt=value`, and
- * everything after `--` — resolved by real path inside `root`. Returns the argv unchanged.
+ * Checks the arguments of `program` the way its own getopt_long would read them: every
+ * long option (any unambiguous prefix, with `=value` or the next word as its value) and
+ * every short option (also inside clusters such as `-fn`, whose value may be the rest of
+ * the cluster or the next word) must be in the program's table and not refused; an
+ * unknown or ambiguous option is refused. Every other word — operands, option values,
+ * everything after `--` — must resolve by real path inside `root` (`-` is standard
+ * input, which is empty). A program without a table gets the generic checks only.
  */
 export async function checkArguments(
   program: string,
   args: readonly string[],
   root: string,
 ): Promise<void> {
-  const rules = FLAG_RULES[program] ?? {};
+  const table = Object.hasOwn(OPTION_TABLES, program) ? OPTION_TABLES[program] : undefined;
   let options = true;
-  for (const arg of args) {
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index];
+    let value: string | undefined = arg;
     if (options && arg === "--") {
       options = false;
       continue;
     }
     if (options && arg.startsWith("--")) {
-      const [name, value] = splitLong(arg);
-      if (
-        ALWAYS_REFUSED_LONG.includes(name) ||
-        rules.long?.some((refused) =>
-          refused === name || (name.length >= 4 && refused.startsWith(name))
-        )
-      ) {
-        throw new ToolFailure(
-          "not_allowed",
-          `${program} ${name} is not allowed: it can reach outside the sandbox or never end`,
-        );
-      }
-      if (value !== undefined) await checkPath(value, root);
-      continue;
+      const option = checkLong(program, table, arg.slice(2));
+      value = option.value ?? (option.takesNext ? args[++index] : undefined);
+    } else if (options && arg.startsWith("-") && arg.length > 1) {
+      const option = table ? checkShortCluster(program, table, arg.slice(1)) : {};
+      value = option.value ?? (option.takesNext ? args[++index] : undefined);
+    } else if (program === "tail" && /^\+[^/]*f/.test(arg)) {
+      // tail's obsolete `+5f` (and `+f`) form follows the file forever.
+      throw refusedOption(program, arg);
     }
-    if (options && arg.startsWith("-") && arg.length > 1) {
-      const letters = arg.slice(1);
-      for (const letter of letters) {
-        if (rules.short?.includes(letter)) {
-          throw new ToolFailure(
-            "not_allowed",
-            `${program} -${letter} is not allowed: it can reach outside the sandbox or never end`,
-          );
-        }
-      }
-      continue;
-    }
-    await checkPath(arg, root);
+    if (value !== undefined) await checkPath(value, root);
   }
 }
 
-function splitLong(arg: string): [string, string | undefined] {
-  const equals = arg.indexOf("=");
-  return equals < 0 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
+interface ParsedOption {
+  /** The value given inside the same word (`--opt=value`, `-n5`). */
+  value?: string;
+  /** True when the option's value is the next word. */
+  takesNext?: boolean;
+}
+
+function checkLong(program: string, table: OptionTable | undefined, word: string): ParsedOption {
+  const equals = word.indexOf("=");
+  const given = equals < 0 ? word : word.slice(0, equals);
+  const value = equals < 0 ? undefined : word.slice(equals + 1);
+  if (!table) {
+    if (given === "" || ALWAYS_REFUSED_LONG.some((name) => name.startsWith(given))) {
+      throw refusedOption(program, `--${given}`);
+    }
+    return { value };
+  }
+  const option = longOption(table, given);
+  if (option === undefined || option === "ambiguous") {
+    throw new ToolFailure(
+      "not_allowed",
+      `${program} --${given.slice(0, 100)} is ${
+        option ?? "unknown"
+      }: only ${program}'s own options are allowed, each named unambiguously`,
+    );
+  }
+  if (table.refused.includes(option.name)) throw refusedOption(program, `--${option.name}`);
+  if (option.value === "none" && value !== undefined) {
+    throw new ToolFailure("not_allowed", `${program} --${option.name} takes no value`);
+  }
+  return { value, takesNext: option.value === "required" && value === undefined };
+}
+
+function checkShortCluster(program: string, table: OptionTable, letters: string): ParsedOption {
+  for (let at = 0; at < letters.length; at++) {
+    const letter = letters[at];
+    const kind = shortOption(table.short, letter);
+    if (kind === undefined) {
+      throw new ToolFailure("not_allowed", `${program} -${letter} is not one of its options`);
+    }
+    if (table.refused.includes(letter)) throw refusedOption(program, `-${letter}`);
+    if (kind === "none") continue;
+    const rest = letters.slice(at + 1);
+    if (rest !== "") return { value: rest };
+    return { takesNext: kind === "required" };
+  }
+  return {};
+}
+
+function refusedOption(program: string, option: string): ToolFailure {
+  return new ToolFailure(
+    "not_allowed",
+    `${program} ${
+      option.slice(0, 100)
+    } is not allowed: it can reach outside the sandbox, change the system or never end`,
+  );
 }
 
 /** Any word might be a file name to the program: it must resolve inside the root. */

@@ -1,15 +1,25 @@
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
 /**
- * The sandbox worker: the only code that touches files, processes and the network for a
- * tool call. It runs with the Deno permissions its session was granted (read/write =
- * the sandbox root, net = granted hosts, run = allowlisted executables, nothing else),
- * so even a bug in the checks in front of it cannot read outside the root. It has no
- * imports: a worker may not load modules from outside what it was granted.
+ * The sandbox worker: the only code that starts processes or reaches the network for a tool
+ * call, and that opens files for one. It runs with the Deno permissions its session was
+ * granted (read/write = the sandbox root, net = granted hosts, run = allowlisted
+ * executables, nothing else). Those permissions are no second layer against symlinks:
+ * Deno follows a symlink inside the root to wherever it points (and ignores `O_NOFOLLOW`),
+ * so a folder swapped for a symlink between a check and an open would be followed. Every
+ * file and folder is therefore opened first and then proved to be inside the root by its
+ * open descriptor: the supervisor reads `/proc/self/fd/<fd>` (the kernel's path of what
+ * was opened — a worker is denied `/proc/self/fd` unless it has every permission) and the
+ * worker refuses anything outside. Reads go through that descriptor; a folder is listed
+ * through it. It imports only `node:fs` (built in): a worker may not load modules from
+ * outside what it was granted.
  *
  * Protocol: `{seq, op, ...params}` in; `{seq, ok: true, value}` or
  * `{seq, ok: false, code, message}` out; a spawn also sends `{seq, spawned: pid}` first.
+ * To check a descriptor it sends `{verify: id, fd, list}` and gets
+ * `{verified: id, path, entries?}` or `{verified: id, error}` back.
  */
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 interface Reply {
   seq: number;
@@ -31,16 +41,39 @@ function inside(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
 }
 
-/** Defence in depth: the supervisor resolved the path; check again right before the IO. */
-function checkReal(root: string, path: string): void {
-  let real: string;
-  try {
-    real = Deno.realPathSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
-    throw error;
-  }
-  if (!inside(root, real)) throw new Refusal("path_escape", "Path leaves the sandbox root");
+/** What the supervisor read for an open descriptor. */
+interface Opened {
+  path: string;
+  entries?: { name: string; type: string; size?: number }[];
+}
+
+const verifying = new Map<number, (reply: Opened & { error?: string }) => void>();
+let verifyId = 0;
+
+/**
+ * Where open descriptor `fd` really is, asked of the supervisor, refused unless inside
+ * `root`. With `list` > 0, the supervisor also lists up to that many entries of the folder
+ * through the descriptor.
+ */
+function openedInside(root: string, fd: number, list = 0): Promise<Opened> {
+  const id = ++verifyId;
+  return new Promise((resolve, reject) => {
+    verifying.set(id, (reply) => {
+      verifying.delete(id);
+      if (reply.error !== undefined || typeof reply.path !== "string") {
+        reject(new Refusal("sandbox_unavailable", `Cannot check what was opened: ${reply.error}`));
+      } else if (!inside(root, reply.path)) {
+        reject(new Refusal("path_escape", "Path leaves the sandbox root"));
+      } else resolve(reply);
+    });
+    self.postMessage({ verify: id, fd, list });
+  });
+}
+
+/** Opens without blocking on a FIFO or taking a terminal; `folder` insists on a folder. */
+function openForReading(path: string, folder: boolean): number {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+  return openSync(path, folder ? flags | constants.O_DIRECTORY : flags);
 }
 
 /** Cuts UTF-8 bytes at `max` without splitting a character. */
@@ -66,62 +99,72 @@ async function readCapped(
 }
 
 async function readText(params: { root: string; path: string; maxBytes: number }) {
-  checkReal(params.root, params.path);
-  const info = await Deno.lstat(params.path);
-  if (info.isDirectory) throw new Refusal("io_error", "Path is a folder, not a file");
-  if (!info.isFile) throw new Refusal("io_error", "Path is not a regular file");
-  using file = await Deno.open(params.path, { read: true });
-  const { bytes, more } = await readCapped(file, params.maxBytes);
-  const kept = cutUtf8(bytes, params.maxBytes);
-  const truncated = more || kept.length < bytes.length;
-  return {
-    text: new TextDecoder().decode(kept),
-    bytes: info.size,
-    truncated,
-  };
+  const fd = openForReading(params.path, false);
+  try {
+    const info = fstatSync(fd);
+    if (info.isDirectory()) throw new Refusal("io_error", "Path is a folder, not a file");
+    if (!info.isFile()) throw new Refusal("io_error", "Path is not a regular file");
+    await openedInside(params.root, fd);
+    const reader = {
+      read: (buffer: Uint8Array) => {
+        const count = readSync(fd, buffer);
+        return Promise.resolve(count === 0 ? null : count);
+      },
+    };
+    const { bytes, more } = await readCapped(reader, params.maxBytes);
+    const kept = cutUtf8(bytes, params.maxBytes);
+    const truncated = more || kept.length < bytes.length;
+    return { text: new TextDecoder().decode(kept), bytes: info.size, truncated };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function listDir(
   params: { root: string; path: string; maxEntries: number; scanCap: number },
 ) {
-  checkReal(params.root, params.path);
-  const info = await Deno.lstat(params.path);
-  if (!info.isDirectory) throw new Refusal("io_error", "Path is not a folder");
-  const names: { name: string; type: string }[] = [];
-  let scanned = 0;
-  for await (const entry of Deno.readDir(params.path)) {
-    if (++scanned > params.scanCap) break;
-    const type = entry.isSymlink
-      ? "symlink"
-      : entry.isDirectory
-      ? "dir"
-      : entry.isFile
-      ? "file"
-      : "other";
-    names.push({ name: entry.name, type });
+  let fd: number;
+  try {
+    fd = openForReading(params.path, true);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOTDIR") {
+      throw new Refusal("io_error", "Path is not a folder");
+    }
+    throw error;
   }
+  let names: { name: string; type: string; size?: number }[];
+  try {
+    names = (await openedInside(params.root, fd, params.scanCap + 1)).entries ?? [];
+  } finally {
+    closeSync(fd);
+  }
+  const scanned = names.length;
+  names = names.slice(0, params.scanCap);
   names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const shown = names.slice(0, params.maxEntries);
-  const entries = [];
-  for (const entry of shown) {
-    if (entry.type !== "file") {
-      entries.push(entry);
-      continue;
-    }
-    const size = (await Deno.lstat(`${params.path}/${entry.name}`)).size;
-    entries.push({ ...entry, size });
-  }
   return {
-    entries,
+    entries: shown,
     total: scanned > params.scanCap ? null : names.length,
     truncated: names.length > shown.length || scanned > params.scanCap,
   };
 }
 
+/** Refuses unless the folder at `path` is, once opened, inside `root`. */
+async function checkFolder(root: string, path: string): Promise<void> {
+  const fd = openForReading(path, true);
+  try {
+    await openedInside(root, fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function writeText(
   params: { root: string; path: string; parent: string; text: string; overwrite: boolean },
 ) {
-  checkReal(params.root, params.parent);
+  await checkFolder(params.root, params.parent).catch((error) => {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+  });
   let existing: Deno.FileInfo | undefined;
   try {
     existing = await Deno.lstat(params.path);
@@ -136,7 +179,7 @@ async function writeText(
     throw new Refusal("exists", "File exists (pass overwrite: true)");
   }
   await Deno.mkdir(params.parent, { recursive: true });
-  checkReal(params.root, params.parent);
+  await checkFolder(params.root, params.parent);
   const data = encoder.encode(params.text);
   if (!existing) {
     await Deno.writeFile(params.path, data, { createNew: true });
@@ -239,6 +282,50 @@ async function spawn(
   };
 }
 
+/**
+ * What a failed `fetch` says, by cause. Deno's fetch rejects every network failure with
+ * `TypeError: fetch failed`; the reason is only in the text of `error.cause` (Deno 2.9:
+ * "tcp connect error: Connection refused (os error 111)", "dns error: failed to lookup
+ * address information", "connection closed before message completed", "invalid peer
+ * certificate: …", "tls handshake eof"), with no `code`.
+ */
+const FETCH_CAUSES: [RegExp, string, string][] = [
+  [
+    /dns error|failed to lookup address|name or service not known|no address associated/i,
+    "io_error",
+    "Host name not resolved",
+  ],
+  [/connection refused|os error 111\b/i, "io_error", "Connection refused"],
+  [/connection reset|os error 104\b/i, "io_error", "Connection reset by the server"],
+  [
+    /network is unreachable|no route to host|os error 10[13]\b|os error 113\b/i,
+    "io_error",
+    "Network unreachable",
+  ],
+  [/timed out|os error 110\b/i, "timeout", "Connection timed out"],
+  [/certificate|tls|ssl|handshake|corrupt message/i, "io_error", "TLS failed"],
+  [
+    /connection closed|unexpected eof|incomplete ?message|broken pipe/i,
+    "io_error",
+    "Connection closed by the server before a complete response",
+  ],
+];
+
+function fetchFailure(error: unknown): unknown {
+  if (!(error instanceof TypeError)) return error;
+  const messages: string[] = [];
+  for (let cause: unknown = error; cause instanceof Error && messages.length < 5;) {
+    messages.push(cause.message);
+    cause = cause.cause;
+  }
+  const text = messages.join(" | ");
+  const found = FETCH_CAUSES.find(([pattern]) => pattern.test(text));
+  if (!found) return error;
+  // The last clause of the innermost message, without the URL it repeats: printable only.
+  const detail = (messages.at(-1) ?? "").split("): ").at(-1)!.replace(/[^\x20-\x7e]/g, "?");
+  return new Refusal(found[1], `${found[2]}: ${detail.slice(0, 200)}`);
+}
+
 async function fetchOnce(
   params: { url: string; timeoutMs: number; maxBytes: number; headers: Record<string, string> },
 ) {
@@ -246,9 +333,13 @@ async function fetchOnce(
     redirect: "manual",
     headers: params.headers,
     signal: AbortSignal.timeout(params.timeoutMs),
+  }).catch((error) => {
+    throw fetchFailure(error);
   });
   const { bytes, more } = response.body
-    ? await readStream(response.body, params.maxBytes)
+    ? await readStream(response.body, params.maxBytes).catch((error) => {
+      throw fetchFailure(error);
+    })
     : { bytes: new Uint8Array(), more: false };
   return {
     status: response.status,
@@ -305,7 +396,7 @@ function failure(seq: number, error: unknown): Reply {
   if (error instanceof Deno.errors.NotCapable) {
     return { seq, ok: false, code: "not_allowed", message: "Refused by the sandbox's permissions" };
   }
-  if (error instanceof Deno.errors.NotFound) {
+  if (error instanceof Deno.errors.NotFound || (error as { code?: string })?.code === "ENOENT") {
     return { seq, ok: false, code: "not_found", message: "No such file or folder" };
   }
   if (error instanceof Deno.errors.AlreadyExists) {
@@ -331,6 +422,10 @@ const OPS: Record<string, (seq: number, params: Params) => Promise<unknown>> = {
 };
 
 self.onmessage = async (event: MessageEvent) => {
+  if (typeof event.data?.verified === "number") {
+    verifying.get(event.data.verified)?.(event.data);
+    return;
+  }
   const { seq, op, params } = event.data as { seq: number; op: string; params: Params };
   const run = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
   if (!run) {

@@ -1,30 +1,39 @@
 import { ToolFailure } from "./tool_failure.ts";
 
-/** Where bubblewrap is looked for. */
+/** Where bubblewrap is looked for when no search path is given. */
 export const BWRAP_PATHS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
 
-let detected: Promise<string | undefined> | undefined;
+const detected = new Map<string, Promise<string | undefined>>();
 
 /** The folders allowlisted programs need, bound read-only (their symlinks kept as symlinks). */
 const SYSTEM_FOLDERS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin"];
 
 /**
  * The path of a bubblewrap that really isolates here (it runs `true` in a fresh
- * namespace set once per process), or `undefined`. Containers without user namespaces
- * make bwrap fail; then `shell.exec` runs with its argv checks only, and says so.
+ * namespace set once per process and search path), or `undefined`. `searchPath` is a
+ * `PATH`-style list of folders (the caller's `PATH`); without one, `BWRAP_PATHS`.
+ * Containers without user namespaces make bwrap fail; then `shell.exec` runs with its
+ * argv checks only, and says so.
  */
-export function bubblewrapPath(): Promise<string | undefined> {
-  detected ??= probe();
-  return detected;
+export function bubblewrapPath(searchPath?: string): Promise<string | undefined> {
+  const candidates = searchPath === undefined
+    ? BWRAP_PATHS
+    : searchPath.split(":").filter((folder) => folder.startsWith("/")).map((folder) =>
+      `${folder.replace(/\/+$/, "")}/bwrap`
+    );
+  const key = JSON.stringify(candidates);
+  let found = detected.get(key);
+  if (!found) detected.set(key, found = probe(candidates));
+  return found;
 }
 
-/** True when `shell.exec` can run inside bubblewrap here. */
-export async function detectBubblewrap(): Promise<boolean> {
-  return (await bubblewrapPath()) !== undefined;
+/** True when `shell.exec` can run inside bubblewrap here (see `bubblewrapPath`). */
+export async function detectBubblewrap(searchPath?: string): Promise<boolean> {
+  return (await bubblewrapPath(searchPath)) !== undefined;
 }
 
-async function probe(): Promise<string | undefined> {
-  for (const path of BWRAP_PATHS) {
+async function probe(candidates: readonly string[]): Promise<string | undefined> {
+  for (const path of candidates) {
     try {
       if (!(await Deno.stat(path)).isFile) continue;
       const argv = await bubblewrapArgv(path, "/", ["/bin/true"]);

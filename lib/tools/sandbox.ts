@@ -149,8 +149,12 @@ export class Sandbox {
       code?: string;
       message?: string;
       spawned?: number;
+      verify?: number;
+      fd?: unknown;
+      list?: unknown;
     },
   ) {
+    if (typeof data.verify === "number") return this.#verify(data.verify, data.fd, data.list);
     const pending = this.#pending.get(data.seq);
     if (!pending) return;
     if (typeof data.spawned === "number") {
@@ -163,6 +167,25 @@ export class Sandbox {
     else {pending.reject(
         new ToolFailure((data.code ?? "io_error") as ToolErrorCode, data.message ?? "failed"),
       );}
+  }
+
+  /**
+   * Tells the worker where its open descriptor `fd` really is (the kernel's path in
+   * `/proc/self/fd`, which Deno denies a worker without every permission) and, when `list`
+   * is a count, up to that many entries of the folder read through the descriptor itself:
+   * a folder swapped for a symlink after the open cannot change what is listed.
+   */
+  #verify(id: number, fd: unknown, list: unknown): void {
+    let reply: Record<string, unknown>;
+    try {
+      if (!Number.isSafeInteger(fd) || (fd as number) < 0) throw new TypeError("Not a descriptor");
+      const path = Deno.readLinkSync(`/proc/self/fd/${fd}`);
+      const count = Number.isSafeInteger(list) ? list as number : 0;
+      reply = { verified: id, path, entries: count > 0 ? listOpened(fd as number, count) : [] };
+    } catch (error) {
+      reply = { verified: id, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (!this.#dead) this.#worker.postMessage(reply);
   }
 
   /** Kills the worker and every process group it started; fails what is still pending. */
@@ -185,6 +208,28 @@ export class Sandbox {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** Up to `max` entries of the folder open as `fd`, each looked up through the descriptor. */
+function listOpened(fd: number, max: number): { name: string; type: string; size?: number }[] {
+  const folder = `/proc/self/fd/${fd}`;
+  const entries: { name: string; type: string; size?: number }[] = [];
+  for (const entry of Deno.readDirSync(folder)) {
+    if (entries.length >= max) break;
+    const type = entry.isSymlink
+      ? "symlink"
+      : entry.isDirectory
+      ? "dir"
+      : entry.isFile
+      ? "file"
+      : "other";
+    entries.push(
+      type === "file"
+        ? { name: entry.name, type, size: Deno.lstatSync(`${folder}/${entry.name}`).size }
+        : { name: entry.name, type },
+    );
+  }
+  return entries;
 }
 
 /** SIGKILL to a whole process group (the worker starts each child as a group leader). */

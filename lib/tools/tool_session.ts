@@ -29,6 +29,8 @@ export interface ToolSessionOptions {
   shellAllow?: readonly string[];
   /** `"auto"` (default): use bubblewrap for `shell.exec` where it works; `"off"`: never. */
   bubblewrap?: "auto" | "off";
+  /** A `PATH`-style list of folders to find `bwrap` in (default: the usual system folders). */
+  bubblewrapSearchPath?: string;
   /** Where the http cache lives; without one, nothing is cached. */
   stateDir?: string;
   /** `false` turns the http cache off (`--no-cache`). */
@@ -105,7 +107,9 @@ export class ToolSession {
   static async open(options: ToolSessionOptions): Promise<ToolSession> {
     const root = await realRoot(options.root);
     const registry = options.registry ?? await baselineRegistry();
-    const bubblewrap = options.bubblewrap === "off" ? false : await detectBubblewrap();
+    const bubblewrap = options.bubblewrap === "off"
+      ? false
+      : await detectBubblewrap(options.bubblewrapSearchPath);
     return new ToolSession(options, root, registry, bubblewrap);
   }
 
