@@ -170,7 +170,8 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
       name.trim()
     ).filter(Boolean),
     key: io.env("SYN_CHAT_KEY") || undefined,
-    compositesDir: resolve(io.cwd, stateFlag || ".syn"),
+    // Composites only from a state folder the user named: a cloned repository's ./.syn is not trusted.
+    compositesDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
   };
 }
 
