@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { compareCodePoints, errorMessage, neutralizeTerminalText, SynError } from "../core/mod.ts";
 import { type IngestFormat, lineContent } from "./_line_events.ts";
 import { type InputLine, readLines } from "./_read_lines.ts";
+import { MAX_JSON_DEPTH, withinDepth } from "./_json_depth.ts";
 import type { EventStore } from "./event_store.ts";
 import { type ToolEvent, type ToolEventParser, toolEventParser } from "./tool_event.ts";
 
@@ -191,6 +192,9 @@ class IngestRun {
       value = JSON.parse(entry.text);
     } catch (error) {
       return this.#reject(entry.line, `not JSON: ${errorMessage(error)}`);
+    }
+    if (!withinDepth(value)) {
+      return this.#reject(entry.line, `nested deeper than ${MAX_JSON_DEPTH} levels`);
     }
     const content = lineContent(value, this.#options.format, entry.line);
     if (content.kind === "skip") this.#totals.skipped++;

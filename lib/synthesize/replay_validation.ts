@@ -7,6 +7,7 @@
 import { SynError } from "../core/mod.ts";
 import { keysHolding } from "./analyze_parameters.ts";
 import { cosineTfidf } from "./cosine_tfidf.ts";
+import { withinDepth } from "./_json_depth.ts";
 import type { EventStore, SessionRange } from "./event_store.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 import type { StoredToolEvent, ToolOutcome } from "./tool_event.ts";
@@ -217,8 +218,10 @@ export async function validateByReplay(
 ): Promise<ValidationResult> {
   const chain = tool.source_chain.tools;
   // A session whose wired values' sources were not recorded cannot be replayed offline.
+  // Nor can one whose inputs nest too deeply to compare.
   const replayable = (events: StoredToolEvent[]) =>
-    tool.internal_wiring.every((wire) => (events[wire.from_step].output_summary ?? "") !== "");
+    tool.internal_wiring.every((wire) => (events[wire.from_step].output_summary ?? "") !== "") &&
+    events.every((event) => withinDepth(event.input_params));
   const sessions = await selectSessions(store, chain, config.min_replay_sessions, { replayable });
   if (sessions.length < config.min_replay_sessions) {
     throw new InsufficientDataError(sessions.length, config.min_replay_sessions);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { compareCodePoints, parseJson, SynError, writeFileAtomic } from "../core/mod.ts";
 import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
 import type { ValidationResult } from "./replay_validation.ts";
+import { MAX_JSON_DEPTH, withinDepth } from "./_json_depth.ts";
 import {
   checkSynthesizedTool,
   SYNTHESIZED_TOOL_SCHEMA,
@@ -62,6 +63,7 @@ let entryValidator: Promise<JsonSchemaValidator> | undefined;
 
 /** Why the text of `<toolId>.json` is not a registry entry (empty: it is one). */
 export async function registryEntryProblems(toolId: string, value: unknown): Promise<string[]> {
+  if (!withinDepth(value)) return [`/: nested deeper than ${MAX_JSON_DEPTH} levels`];
   entryValidator ??= compileJsonSchema(ENTRY_SCHEMA);
   const shape = (await entryValidator)(value);
   if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);

@@ -126,7 +126,7 @@ Deno.test("registry: files that are not entries are skipped with the reason", as
     }),
   });
   assert.deepEqual(report.skipped.map((skip) => skip.tool_id), ["broken.json", "deep.json"]);
-  assert.match(report.skipped[1].problems.join(), /nested deeper than 32/);
+  assert.match(report.skipped[1].problems.join(), /nested deeper than 64 levels/);
   const dir = await stateWith({ "mine.json": entry("other") });
   try {
     await assert.rejects(new SynthesizedRegistry(dir).get("mine"), /differs from the file name/);

@@ -17,6 +17,7 @@ import {
   type StepInput as ToolsStepInput,
 } from "../tools/mod.ts";
 import { StepGraph } from "./step_graph.ts";
+import { jsonDepth } from "./_json_depth.ts";
 
 /** The step, wire and error-strategy shapes are the composite runner's (`lib/tools`). */
 export type StepInput = ToolsStepInput;
@@ -121,20 +122,6 @@ export async function checkSynthesizedTool(
   });
   if (problems.length) return problems;
   return compositeProblems(tool, () => true);
-}
-
-/** How deeply a JSON value nests (objects and arrays), counted without recursion up to `limit + 1`. */
-export function jsonDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 0 }];
-  while (stack.length) {
-    const { node, depth } = stack.pop()!;
-    if (node === null || typeof node !== "object") continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > limit) return deepest;
-    for (const child of Object.values(node)) stack.push({ node: child, depth: depth + 1 });
-  }
-  return deepest;
 }
 
 /** The steps as a DAG: each depends on the steps it takes wired values from. */
