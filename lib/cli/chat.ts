@@ -63,6 +63,8 @@ State (--state-dir DIR, default $SYN_STATE_DIR; without one nothing is written t
                                       --log-content
   DIR/memory.sqlite                   past turns, searched for every message (BM25)
   DIR/http_cache.sqlite               the http.get cache
+  DIR/synthesized/*.json              promoted composite tools offered as composite.<id>
+                                      (read only from a named state folder, each checked)
 
 Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?session=ID
 (client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
