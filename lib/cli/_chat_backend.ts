@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import { neutralizeTerminalText, secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
 import {
   type ChatFluxConfig,
   ChatSession,
@@ -68,19 +68,26 @@ export interface ChatEnvironment {
   key?: string;
   /** `SYN_CHAT_MEMORY_SCOPE=all_sessions`: retrieval sees every session's memory. */
   memoryAcrossSessions?: boolean;
-  /** Where promoted composite tools are read from (synthesize's state folder). */
-  compositesDir: string;
+  /** Where promoted composite tools are read from: the state folder the user named, or none. */
+  compositesDir?: string;
 }
 
 /**
  * The tools a chat session offers: the baseline tools and the promoted composites of the
- * state folder whose steps are among them. Reading the registry writes nothing.
+ * state folder (only one the user named) whose steps are among them. Reading the registry
+ * writes nothing; each composite left out is reported to `warn`, made printable.
  */
 export async function chatToolRegistry(
   env: Pick<ChatEnvironment, "compositesDir">,
+  warn: (line: string) => unknown = () => {},
 ): Promise<ToolRegistry> {
   const registry = await baselineRegistry();
-  await registerPromotedComposites(registry, env.compositesDir);
+  if (!env.compositesDir) return registry;
+  const report = await registerPromotedComposites(registry, env.compositesDir);
+  for (const { tool_id, problems } of report.skipped) {
+    const why = problems.slice(0, 3).join("; ").replaceAll("\n", " ");
+    await warn(neutralizeTerminalText(`chat: composite ${tool_id} left out: ${why}\n`));
+  }
   return registry;
 }
 
@@ -98,7 +105,7 @@ export async function openChatSession(
     : undefined;
   const secrets = secretsFromEnv(io.env);
   const tools = await ToolSession.open({
-    registry: await chatToolRegistry(env),
+    registry: await chatToolRegistry(env, io.stderr),
     root: env.root,
     granted: env.grants,
     shellAllow: env.shellAllow,

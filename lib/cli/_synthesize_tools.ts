@@ -12,10 +12,10 @@ import {
   type MinedChain,
   type MiningSession,
   openEventStore,
-  parseCondition,
   type RegistryEntry,
   retrieveSamples,
   savingsReport,
+  type SkippedEntry,
   SynthesisError,
   type SynthesizeConfig,
   synthesizeDeterministic,
@@ -276,11 +276,11 @@ function evidenceNote(result: ValidationResult): string {
 /** A tool session in `root` that runs this (not yet promoted) composite, for `--execute`. */
 async function compositeExecutor(tool: SynthesizedTool, root: string, granted: string[]) {
   const tools = await baselineRegistry();
-  const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined, parseCondition);
+  const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined);
   if (problems.length) {
     throw new UsageError(`cannot execute ${tool.tool_id}: ${problems.join("; ")}`);
   }
-  const descriptor = compositeToolDescriptor(tool, parseCondition);
+  const descriptor = compositeToolDescriptor(tool);
   await tools.register(descriptor);
   const session = await ToolSession.open({ root, registry: tools, granted });
   return {
@@ -372,28 +372,39 @@ export async function listTools(
     throw new UsageError(`unexpected argument: ${helpers.printable(positionals[0])}`);
   }
   const registry = new SynthesizedRegistry(helpers.stateDirectory(io, values["state-dir"]));
-  const entries = await registry.list();
+  const skipped: SkippedEntry[] = [];
+  const entries = await registry.list((entry) => skipped.push(entry));
+  for (const entry of skipped) {
+    await io.stderr(
+      `synthesize list: skipped ${helpers.printable(entry.file)}: ${
+        helpers.printable(entry.problems.slice(0, 3).join("; "))
+      }\n`,
+    );
+  }
   if (values.json) {
     await io.stdout(`${JSON.stringify({ registry: registry.folder, tools: entries }, null, 2)}\n`);
     return EXIT.ok;
   }
   if (!entries.length) {
     await io.stdout(
-      `no synthesized tools in ${registry.folder} ('syn synthesize run' writes some)\n`,
+      `no synthesized tools in ${
+        helpers.printable(registry.folder)
+      } ('syn synthesize run' writes some)\n`,
     );
     return EXIT.ok;
   }
-  for (const entry of entries) {
-    const validation = entry.validation
-      ? `${entry.validation.passed ? "passed" : "failed"} ${entry.validation.validated_at}`
-      : "not validated";
-    await io.stdout(
-      `${entry.status.padEnd(8)}  ${entry.tool.tool_id}  (${
-        entry.tool.source_chain.tools.join(">")
-      }; ${validation})\n`,
-    );
-  }
+  for (const entry of entries) await io.stdout(`${helpers.printable(listLine(entry))}\n`);
   return EXIT.ok;
+}
+
+/** One line of `syn synthesize list` (the caller makes it printable). */
+function listLine(entry: RegistryEntry): string {
+  const validation = entry.validation
+    ? `${entry.validation.passed ? "passed" : "failed"} ${entry.validation.validated_at}`
+    : "not validated";
+  return `${entry.status.padEnd(8)}  ${entry.tool.tool_id}  (${
+    entry.tool.source_chain.tools.join(">")
+  }; ${validation})`;
 }
 
 /** `syn synthesize report`: calls and LLM round trips the composites would have saved. */

@@ -65,6 +65,8 @@ State (--state-dir DIR, default $SYN_STATE_DIR; without one nothing is written t
                                       session's only, unless SYN_CHAT_MEMORY_SCOPE=all_sessions;
                                       encrypted with SYN_CHAT_KEY set
   DIR/http_cache.sqlite               the http.get cache
+  DIR/synthesized/*.json              promoted composite tools offered as composite.<id>
+                                      (read only from a named state folder, each checked)
 
 Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?session=ID
 (client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
@@ -173,7 +175,8 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     ).filter(Boolean),
     key: io.env("SYN_CHAT_KEY") || undefined,
     memoryAcrossSessions: io.env("SYN_CHAT_MEMORY_SCOPE") === "all_sessions",
-    compositesDir: resolve(io.cwd, stateFlag || ".syn"),
+    // Composites only from a state folder the user named: a cloned repository's ./.syn is not trusted.
+    compositesDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
   };
 }
 

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { compareCodePoints, errorMessage, neutralizeTerminalText, SynError } from "../core/mod.ts";
 import { type IngestFormat, lineContent, lineShape } from "./_line_events.ts";
 import { type InputLine, readLines } from "./_read_lines.ts";
+import { MAX_JSON_DEPTH, withinDepth } from "./_json_depth.ts";
 import type { EventStore } from "./event_store.ts";
 import { type ToolEvent, type ToolEventParser, toolEventParser } from "./tool_event.ts";
 
@@ -224,6 +225,9 @@ class IngestRun {
       value = JSON.parse(entry.text);
     } catch (error) {
       return this.#reject(entry.line, `not JSON: ${errorMessage(error)}`);
+    }
+    if (!withinDepth(value)) {
+      return this.#reject(entry.line, `nested deeper than ${MAX_JSON_DEPTH} levels`);
     }
     const shape = lineShape(value);
     if (shape) this.#fileLines.shapes.set(shape, (this.#fileLines.shapes.get(shape) ?? 0) + 1);

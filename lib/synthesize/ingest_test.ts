@@ -380,3 +380,19 @@ Deno.test("readLines() joins lines split across chunks, even inside a UTF-8 char
   ) lines.push(line);
   assert.deepEqual(lines, [{ line: 1, text: "añb" }, { line: 3, text: "last ü" }]);
 });
+
+Deno.test("a line nested too deeply is reported by its line number; the rest is stored", async () => {
+  await using dir = work();
+  const deep = "[".repeat(200_000) + "1" + "]".repeat(200_000);
+  const file = dir.write(
+    "deep.jsonl",
+    jsonl(event("a"), `{"event_id":"b","input_params":{"x":${deep}}}`, event("c")),
+  );
+  const report = await ingestSources(dir.store, [{ path: file, name: "deep.jsonl" }]);
+  assert.equal(report.added, 2);
+  assert.deepEqual(report.bad, [{
+    file: "deep.jsonl",
+    line: 2,
+    reason: "nested deeper than 64 levels",
+  }]);
+});

@@ -60,11 +60,8 @@ export {
   type MiningSession,
 } from "./mine_chains.ts";
 export { cosineTfidf } from "./cosine_tfidf.ts";
-export {
-  MAX_CONDITION_CHARS,
-  MAX_CONDITION_DEPTH,
-  parseCondition,
-} from "./condition_expression.ts";
+/** The condition language is the composite plan's (`lib/tools`). */
+export { MAX_CONDITION_CHARS, MAX_CONDITION_DEPTH, parseCondition } from "../tools/mod.ts";
 export { StepGraph, type StepNode } from "./step_graph.ts";
 export {
   analyzeParameters,
@@ -114,6 +111,8 @@ export {
 } from "./synthesize_config.ts";
 export {
   type RegistryEntry,
+  registryEntryProblems,
+  type SkippedEntry,
   SynthesizedRegistry,
   type ToolStatus,
 } from "./synthesized_registry.ts";

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { baselineRegistry } from "../tools/mod.ts";
 import { registerPromotedComposites } from "./promoted_composites.ts";
 import type { ValidationResult } from "./replay_validation.ts";
@@ -22,7 +23,11 @@ function tool(id: string, steps: [string, string | null][]): SynthesizedTool {
   };
 }
 
-const PASSED = { passed: true, reasons: [] } as unknown as ValidationResult;
+const PASSED = {
+  passed: true,
+  reasons: [],
+  validated_at: "2026-01-01T00:00:00.000Z",
+} as unknown as ValidationResult;
 
 Deno.test("promoted composites join a registry; unknown steps and bad conditions are left out, with why", async () => {
   const dir = await Deno.makeTempDir();
@@ -36,12 +41,26 @@ Deno.test("promoted composites join a registry; unknown steps and bad conditions
     ];
     for (const item of tools) {
       await registry.saveDraft(item, "deterministic");
-      if (item.tool_id !== "draft") await registry.recordValidation(item.tool_id, PASSED, false);
+      if (item.tool_id === "draft") continue;
+      if (item.tool_id !== "bad-condition") {
+        await registry.recordValidation(item.tool_id, PASSED, false);
+        continue;
+      }
+      // A file edited by hand: marked PROMOTED, though its condition does not parse.
+      const file = join(dir, "synthesized", "bad-condition.json");
+      const stored = JSON.parse(await Deno.readTextFile(file));
+      await Deno.writeTextFile(
+        file,
+        JSON.stringify({ ...stored, status: "PROMOTED", validation: PASSED }),
+      );
     }
     const target = await baselineRegistry();
     const report = await registerPromotedComposites(target, dir);
     assert.deepEqual(report.registered, ["composite.good"]);
-    assert.deepEqual(report.skipped.map((entry) => entry.tool_id), ["bad-condition", "elsewhere"]);
+    assert.deepEqual(report.skipped.map((entry) => entry.tool_id), [
+      "bad-condition.json",
+      "elsewhere",
+    ]);
     assert.match(report.skipped[0].problems.join(), /step 1: /);
     assert.match(report.skipped[1].problems.join(), /get_user_details is not a tool here/);
     assert.ok(target.get("composite.good"));

@@ -7,10 +7,11 @@
 import { SynError } from "../core/mod.ts";
 import { keysHolding } from "./analyze_parameters.ts";
 import { cosineTfidf } from "./cosine_tfidf.ts";
+import { withinDepth } from "./_json_depth.ts";
 import type { EventStore, SessionRange } from "./event_store.ts";
-import { stepGraphOf, type SynthesizedTool } from "./synthesized_tool.ts";
+import type { SynthesizedTool } from "./synthesized_tool.ts";
 import type { StoredToolEvent, ToolOutcome } from "./tool_event.ts";
-import type { ToolResult } from "../tools/mod.ts";
+import { planLatency, strategyHandles, type ToolResult } from "../tools/mod.ts";
 import { type ExecutionScore, validateByExecution } from "./execution_validation.ts";
 
 /** The `validation` keys of the configuration, with the spec's defaults. */
@@ -204,33 +205,19 @@ export function similarity(
   return cosineTfidf(projected, recorded ?? "");
 }
 
-/** The composite's latency from recorded step latencies: parallel levels take their slowest. */
+/**
+ * The composite's latency from recorded step latencies: the composite plan's model (each
+ * wave takes its slowest step), the same schedule the runtime follows.
+ */
 export function compositeLatency(tool: SynthesizedTool, latencies: readonly number[]): number {
-  const groups = stepGraphOf(tool).levels();
-  const parallel = new Set(tool.steps.flatMap((step) => step.parallelizable_with ?? []));
-  let total = 0;
-  for (const level of groups) {
-    const indices = level.map(Number);
-    const together = indices.filter((index) => parallel.has(index));
-    const alone = indices.filter((index) => !parallel.has(index));
-    total += alone.reduce((sum, index) => sum + latencies[index], 0);
-    if (together.length) total += Math.max(...together.map((index) => latencies[index]));
-  }
-  return total;
+  return planLatency(tool, latencies);
 }
 
 /** Failures of the sessions that no step-specific strategy of the tool handles. */
 export function unhandledFailures(tool: SynthesizedTool, sessions: readonly ReplaySession[]) {
-  const strategy = tool.error_strategy;
-  const handled = (step: number, outcome: ToolOutcome) =>
-    (strategy.retry_policy ?? []).some((rule) => rule.step === step && rule.max_retries > 0) ||
-    (strategy.fallback_steps ?? []).some((rule) => rule.step === step) ||
-    (strategy.abort_conditions ?? []).some((rule) =>
-      rule.step === step && (rule.on as string[]).includes(outcome)
-    );
   return sessions.flatMap((session) =>
     session.events.flatMap((event, step) =>
-      event.outcome !== "SUCCESS" && !handled(step, event.outcome)
+      event.outcome !== "SUCCESS" && !strategyHandles(tool.error_strategy, step, event.outcome)
         ? [{ session_id: session.session_id, step, outcome: event.outcome }]
         : []
     )
@@ -250,8 +237,10 @@ export async function validateByReplay(
 ): Promise<ValidationResult> {
   const chain = tool.source_chain.tools;
   // A session whose wired values' sources were not recorded cannot be replayed offline.
+  // Nor can one whose inputs nest too deeply to compare.
   const replayable = (events: StoredToolEvent[]) =>
-    tool.internal_wiring.every((wire) => (events[wire.from_step].output_summary ?? "") !== "");
+    tool.internal_wiring.every((wire) => (events[wire.from_step].output_summary ?? "") !== "") &&
+    events.every((event) => withinDepth(event.input_params));
   const sessions = await selectSessions(store, chain, config.min_replay_sessions, { replayable });
   if (sessions.length < config.min_replay_sessions) {
     throw new InsufficientDataError(sessions.length, config.min_replay_sessions);

@@ -8,7 +8,8 @@ export interface StepNode {
 
 /**
  * The steps of a composite tool as a DAG (the spec's networkx graph): a topological
- * order, ancestry, and levels of steps that may run at once. Throws `SynError`
+ * order and ancestry, from which the checks decide which steps may run together. The
+ * schedule itself is the composite plan's (`lib/tools/composite_plan.ts`). Throws `SynError`
  * `invalid_steps` for a duplicate id, a dependency on a missing step, or a cycle (named).
  */
 export class StepGraph {
@@ -86,28 +87,5 @@ export class StepGraph {
   /** The spec's rule: two steps may run at once only if neither is an ancestor of the other. */
   canRunTogether(a: string, b: string): boolean {
     return a !== b && !this.isAncestor(a, b) && !this.isAncestor(b, a);
-  }
-
-  /**
-   * Groups that run one after another; the steps of a group run at once. A step goes in the
-   * group after its last dependency's, and a group larger than `maxParallel` is split.
-   */
-  levels(maxParallel = Infinity): string[][] {
-    const level = new Map<string, number>();
-    for (const id of this.order) {
-      const depends = this.#depends.get(id)!;
-      level.set(
-        id,
-        depends.length ? Math.max(...depends.map((dependency) => level.get(dependency)!)) + 1 : 0,
-      );
-    }
-    const grouped: string[][] = [];
-    for (const id of this.order) (grouped[level.get(id)!] ??= []).push(id);
-    const size = Math.max(1, Math.floor(maxParallel));
-    return grouped.flatMap((group) => {
-      const parts: string[][] = [];
-      for (let at = 0; at < group.length; at += size) parts.push(group.slice(at, at + size));
-      return parts;
-    });
   }
 }

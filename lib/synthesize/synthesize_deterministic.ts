@@ -13,6 +13,7 @@ import {
   withParallelism,
 } from "./synthesized_tool.ts";
 import type { ToolOutcome } from "./tool_event.ts";
+import { withinDepth } from "./_json_depth.ts";
 
 /** One occurrence of the chain, as the spec's `SynthesisSample`. */
 export interface ChainSample {
@@ -47,6 +48,8 @@ export async function retrieveSamples(
     const run = events.slice(start, start + chain.tools.length);
     if (start < 0 || run.length !== chain.tools.length) continue;
     if (run.some((event, index) => event.tool_id !== chain.tools[index])) continue;
+    // Events may come from elsewhere than ingest (a recording proxy): too deep to analyse.
+    if (!run.every((event) => withinDepth(event.input_params))) continue;
     samples.push({
       session_id: first.session_id,
       tools: run.map((event) => ({

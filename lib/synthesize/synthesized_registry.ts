@@ -1,12 +1,26 @@
 /**
  * The registry of synthesized tools on disk: one JSON file per tool in
  * `<state>/synthesized/`, written atomically, with the spec's promotion workflow
- * `DRAFT → TESTING → PROMOTED`.
+ * `DRAFT → TESTING → PROMOTED`. A file there is untrusted: each is checked on every read
+ * (the entry's schema, its tool's checks, its id equal to its file name), and one that
+ * fails is skipped with the reasons, never fatal.
  */
 import { join } from "node:path";
-import { compareCodePoints, ensurePrivateDirSync, SynError, writeFileAtomic } from "../core/mod.ts";
+import {
+  compareCodePoints,
+  ensurePrivateDirSync,
+  parseJson,
+  SynError,
+  writeFileAtomic,
+} from "../core/mod.ts";
+import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
 import type { ValidationResult } from "./replay_validation.ts";
-import type { SynthesizedTool } from "./synthesized_tool.ts";
+import { MAX_JSON_DEPTH, withinDepth } from "./_json_depth.ts";
+import {
+  checkSynthesizedTool,
+  SYNTHESIZED_TOOL_SCHEMA,
+  type SynthesizedTool,
+} from "./synthesized_tool.ts";
 
 export type ToolStatus = "DRAFT" | "TESTING" | "PROMOTED";
 
@@ -20,6 +34,50 @@ export interface RegistryEntry {
 }
 
 const TOOL_ID = /^[a-z0-9][a-z0-9_.-]{0,95}$/;
+/** A registry file larger than this is not read. */
+const MAX_ENTRY_BYTES = 1024 * 1024;
+
+/** An entry file that was not loaded, and why. */
+export interface SkippedEntry {
+  file: string;
+  problems: string[];
+}
+
+const { $id: _id, $schema: _schema, ...TOOL_SCHEMA } = SYNTHESIZED_TOOL_SCHEMA;
+/** The shape of a registry file; the tool inside is the `SynthesizedTool` schema. */
+const ENTRY_SCHEMA = {
+  type: "object",
+  required: ["tool", "status", "engine", "created_at", "updated_at", "validation"],
+  properties: {
+    tool: TOOL_SCHEMA,
+    status: { enum: ["DRAFT", "TESTING", "PROMOTED"] },
+    engine: { type: "string", pattern: "^[a-z0-9_.-]{1,64}$" },
+    created_at: { type: "string", format: "date-time" },
+    updated_at: { type: "string", format: "date-time" },
+    validation: {
+      type: ["object", "null"],
+      required: ["passed", "reasons", "validated_at"],
+      properties: {
+        passed: { type: "boolean" },
+        reasons: { type: "array", items: { type: "string" } },
+        validated_at: { type: "string", format: "date-time" },
+      },
+    },
+  },
+};
+let entryValidator: Promise<JsonSchemaValidator> | undefined;
+
+/** Why the text of `<toolId>.json` is not a registry entry (empty: it is one). */
+export async function registryEntryProblems(toolId: string, value: unknown): Promise<string[]> {
+  if (!withinDepth(value)) return [`/: nested deeper than ${MAX_JSON_DEPTH} levels`];
+  entryValidator ??= compileJsonSchema(ENTRY_SCHEMA);
+  const shape = (await entryValidator)(value);
+  if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);
+  const entry = value as RegistryEntry;
+  if (entry.tool.tool_id !== toolId) return ["/tool/tool_id: differs from the file name"];
+  const problems = await checkSynthesizedTool(entry.tool, entry.tool.source_chain.tools);
+  return problems.map((problem) => problem.startsWith("/") ? `/tool${problem}` : problem);
+}
 
 export class SynthesizedRegistry {
   readonly folder: string;
@@ -35,28 +93,70 @@ export class SynthesizedRegistry {
     return join(this.folder, `${toolId}.json`);
   }
 
+  /**
+   * The entry of a tool; `undefined` when there is none. Throws `SynError`
+   * `invalid_entry` (with `problems`) when its file is not a valid entry.
+   */
   async get(toolId: string): Promise<RegistryEntry | undefined> {
+    const path = this.#path(toolId);
+    let text: string;
     try {
-      return JSON.parse(await Deno.readTextFile(this.#path(toolId))) as RegistryEntry;
+      const info = await Deno.lstat(path);
+      if (!info.isFile) throw new SynError("invalid_entry", `${toolId}: not a regular file`);
+      if (info.size > MAX_ENTRY_BYTES) {
+        throw new SynError("invalid_entry", `${toolId}: larger than ${MAX_ENTRY_BYTES} bytes`);
+      }
+      text = await Deno.readTextFile(path);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return undefined;
       throw error;
     }
+    let value: unknown;
+    try {
+      value = parseJson(text);
+    } catch (error) {
+      throw invalidEntry(toolId, [(error as Error).message]);
+    }
+    const problems = await registryEntryProblems(toolId, value);
+    if (problems.length) throw invalidEntry(toolId, problems);
+    return value as RegistryEntry;
   }
 
-  /** Every tool, by id. */
-  async list(): Promise<RegistryEntry[]> {
+  /**
+   * Every valid tool, by id. A file that is not a valid entry is left out and reported
+   * to `onSkip` (names that cannot be tool ids included).
+   */
+  async list(onSkip: (skipped: SkippedEntry) => void = () => {}): Promise<RegistryEntry[]> {
     const entries: RegistryEntry[] = [];
+    for (const name of await this.#fileNames()) {
+      const toolId = name.slice(0, -5);
+      if (!TOOL_ID.test(toolId)) {
+        onSkip({ file: name, problems: ["the file name is not a tool id"] });
+        continue;
+      }
+      try {
+        const entry = await this.get(toolId);
+        if (entry) entries.push(entry);
+      } catch (error) {
+        const problems = error instanceof SynError && Array.isArray(error.data?.problems)
+          ? error.data.problems as string[]
+          : [(error as Error).message];
+        onSkip({ file: name, problems });
+      }
+    }
+    return entries.sort((a, b) => compareCodePoints(a.tool.tool_id, b.tool.tool_id));
+  }
+
+  async #fileNames(): Promise<string[]> {
+    const names: string[] = [];
     try {
       for await (const file of Deno.readDir(this.folder)) {
-        if (!file.isFile || !file.name.endsWith(".json")) continue;
-        const entry = await this.get(file.name.slice(0, -5)).catch(() => undefined);
-        if (entry) entries.push(entry);
+        if (file.name.endsWith(".json")) names.push(file.name);
       }
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    return entries.sort((a, b) => compareCodePoints(a.tool.tool_id, b.tool.tool_id));
+    return names.sort(compareCodePoints);
   }
 
   async #write(entry: RegistryEntry): Promise<RegistryEntry> {
@@ -72,7 +172,7 @@ export class SynthesizedRegistry {
   /** Stores a newly synthesized tool as a DRAFT (replacing an earlier one of the same id). */
   async saveDraft(tool: SynthesizedTool, engine: string): Promise<RegistryEntry> {
     const now = new Date(this.#now()).toISOString();
-    const old = await this.get(tool.tool_id);
+    const old = await this.get(tool.tool_id).catch(() => undefined);
     return await this.#write({
       tool,
       status: "DRAFT",
@@ -119,11 +219,11 @@ export class SynthesizedRegistry {
     });
   }
 
-  /** Every PROMOTED tool (what chat offers). */
-  async promoted(): Promise<SynthesizedTool[]> {
-    return (await this.list()).filter((entry) => entry.status === "PROMOTED").map((entry) =>
-      entry.tool
-    );
+  /** Every valid PROMOTED tool (what chat offers); invalid files go to `onSkip`. */
+  async promoted(onSkip?: (skipped: SkippedEntry) => void): Promise<SynthesizedTool[]> {
+    return (await this.list(onSkip)).filter((entry) => entry.status === "PROMOTED").map((
+      entry,
+    ) => entry.tool);
   }
 
   async #require(toolId: string): Promise<RegistryEntry> {
@@ -133,4 +233,12 @@ export class SynthesizedRegistry {
     }
     return entry;
   }
+}
+
+function invalidEntry(toolId: string, problems: string[]): SynError {
+  return new SynError(
+    "invalid_entry",
+    `${toolId}.json is not a valid synthesized tool: ${problems.slice(0, 3).join("; ")}`,
+    { problems },
+  );
 }

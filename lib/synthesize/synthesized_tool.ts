@@ -8,13 +8,16 @@ import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
 import synthesizedToolSchema from "../../schemas/records/synthesized-tool.schema.json" with {
   type: "json",
 };
-import type {
-  CompositeErrorStrategy,
-  CompositeStep,
-  CompositeWire,
-  StepInput as ToolsStepInput,
+import {
+  type CompositeErrorStrategy,
+  compositeProblems,
+  type CompositeStep,
+  type CompositeWire,
+  MAX_PARALLEL_STEPS,
+  type StepInput as ToolsStepInput,
 } from "../tools/mod.ts";
 import { StepGraph } from "./step_graph.ts";
+import { jsonDepth } from "./_json_depth.ts";
 
 /** The step, wire and error-strategy shapes are the composite runner's (`lib/tools`). */
 export type StepInput = ToolsStepInput;
@@ -30,7 +33,12 @@ export interface SynthesizedTool {
   steps: SynthesizedStep[];
   internal_wiring: Wire[];
   error_strategy: ErrorStrategy;
+  /** Most steps running at once; the composite plan enforces it (default 3). */
+  max_parallel_steps?: number;
 }
+
+/** Deepest nesting accepted in a tool's `parameters` schema (walks over it stay shallow). */
+export const MAX_PARAMETERS_DEPTH = 32;
 
 let validator: Promise<JsonSchemaValidator> | undefined;
 
@@ -51,8 +59,11 @@ export function toolIdFor(tools: readonly string[]): string {
  * 3. every step's `tool_id` is a known tool (the chain's, in the chain's order);
  * 4. every wire names valid step indices (an earlier step feeding a later one) and every
  *    `{wire: i}` input has its wire;
- * 5. `parallelizable_with` indices are in bounds, not the step itself, and never a step
- *    the other depends on (no cycle through the wiring).
+ * 5. `parallelizable_with` indices are in bounds, not the step itself, never a step
+ *    the other depends on (no cycle through the wiring), and symmetric (a step lists
+ *    every step that lists it: the runtime and validation read one relation);
+ * and the composite plan's own refusals (no composite as a step, conditions that parse,
+ * argument patterns that cannot stall the validator).
  */
 export async function checkSynthesizedTool(
   value: unknown,
@@ -63,6 +74,9 @@ export async function checkSynthesizedTool(
   if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);
   const tool = value as SynthesizedTool;
   const problems: string[] = [];
+  if (jsonDepth(tool.parameters, MAX_PARAMETERS_DEPTH) > MAX_PARAMETERS_DEPTH) {
+    return [`/parameters: nested deeper than ${MAX_PARAMETERS_DEPTH} levels`];
+  }
   try {
     await compileJsonSchema(tool.parameters);
     if (tool.parameters.type !== "object") problems.push("/parameters: must describe an object");
@@ -106,7 +120,8 @@ export async function checkSynthesizedTool(
       }
     }
   });
-  return problems;
+  if (problems.length) return problems;
+  return compositeProblems(tool, () => true);
 }
 
 /** The steps as a DAG: each depends on the steps it takes wired values from. */
@@ -125,14 +140,19 @@ export class SynthesisError extends SynError {
   }
 }
 
-/** Parallel groups recomputed from the wiring: the spec's "step construction", capped. */
+/**
+ * The spec's "step construction": each step may run with every step that shares no data
+ * dependency with it (a symmetric relation, recomputed from the wiring), and the cap on
+ * steps running at once is recorded as `max_parallel_steps`, which the composite plan
+ * enforces exactly.
+ */
 export function withParallelism(tool: SynthesizedTool, maxParallel: number): SynthesizedTool {
   const graph = stepGraphOf(tool);
+  const cap = Math.min(MAX_PARALLEL_STEPS, Math.max(1, Math.floor(maxParallel)));
   const steps = tool.steps.map((step, index) => ({
     ...step,
-    parallelizable_with: tool.steps.map((_, other) => other)
-      .filter((other) => graph.canRunTogether(String(index), String(other)))
-      .slice(0, Math.max(0, maxParallel)),
+    parallelizable_with: cap < 2 ? [] : tool.steps.map((_, other) => other)
+      .filter((other) => graph.canRunTogether(String(index), String(other))),
   }));
-  return { ...tool, steps };
+  return { ...tool, steps, max_parallel_steps: cap };
 }

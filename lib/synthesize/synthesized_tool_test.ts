@@ -90,6 +90,18 @@ Deno.test("each of the five checks refuses what it should", async () => {
     /not another step/,
   );
   assert.match((await broken((t) => (t.internal_wiring = []))).join(), /no wire from step 0/);
+  const independent = (t: typeof good) => {
+    t.internal_wiring = [];
+    t.steps.forEach((step) => step.inputs = {});
+  };
+  assert.deepEqual(await broken(independent), []);
+  assert.match(
+    (await broken((t) => {
+      independent(t);
+      t.steps[0].parallelizable_with = [1];
+    })).join(),
+    /lists 1, but step 1 does not list 0 \(the relation must be symmetric\)/,
+  );
 });
 
 Deno.test("error strategy from observed failures: retry if rare, skip if the chain recovers, abort if it never does", () => {

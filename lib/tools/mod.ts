@@ -34,16 +34,47 @@ export { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
 export {
   type CompositeDefinition,
   type CompositeErrorStrategy,
-  compositeProblems,
   type CompositeStep,
-  compositeToolDescriptor,
+  compositeWaves,
   type CompositeWire,
-  type ConditionParser,
+  concurrencyCap,
+  DEFAULT_MAX_PARALLEL_STEPS,
+  MAX_BACKOFF_MS,
+  MAX_PARALLEL_STEPS,
+  MAX_STEP_RETRIES,
+  mayRunTogether,
+  parallelAsymmetries,
+  planLatency,
+  retryPause,
+  type RetryRule,
+  retryRuleOf,
+  skipsOnFailure,
   type StepInput,
+  stepSources,
+  strategyHandles,
+} from "./composite_plan.ts";
+export {
+  compositeDescription,
+  type CompositeOutcome,
+  compositeProblems,
+  type CompositeRunOptions,
+  compositeToolDescriptor,
+  runComposite,
+  type StepExecutor,
   type StepReport,
-  stepWaves,
   wiredValue,
 } from "./composite_tool.ts";
+export {
+  MAX_CONDITION_CHARS,
+  MAX_CONDITION_DEPTH,
+  parseCondition,
+} from "./condition_expression.ts";
+export {
+  MAX_PATTERN_CHARS,
+  MAX_PATTERN_INPUT_CHARS,
+  patternProblems,
+  patternRisk,
+} from "./_pattern_safety.ts";
 export { outputSummary, ToolSession, type ToolSessionOptions } from "./tool_session.ts";
 export {
   applyCapabilityAction,
