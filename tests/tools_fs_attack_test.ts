@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ToolSession } from "../lib/tools/mod.ts";
 import { sandboxFixture, SENTINEL } from "./fakes/sandbox_fixture.ts";
+import { childEnv } from "./fakes/child_env.ts";
 
 interface Attack {
   name: string;
@@ -251,4 +252,78 @@ Deno.test("fs tools never return a file outside the root while a folder and a sy
   assert.ok(code === 0 || code === 137, await stderr);
   console.log(`swap race: ${JSON.stringify(seen)}`);
   assert.ok(seen.inside >= 20, `the inside file was read only ${seen.inside} times`);
+});
+
+/** The swap, tolerant of the folder a write re-creates while `d` is away. */
+const WRITE_SWAPPER = `
+const [root, out, seconds] = Deno.args;
+const end = Date.now() + Number(seconds) * 1000;
+Deno.symlinkSync(out, root + "/d.link");
+const swap = (from, to) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      Deno.renameSync(root + from, root + to);
+      return;
+    } catch {
+      try {
+        Deno.removeSync(root + to, { recursive: true });
+      } catch {
+        // a write is filling it: try again
+      }
+    }
+  }
+};
+while (Date.now() < end) {
+  swap("/d", "/d.real");
+  swap("/d.link", "/d");
+  swap("/d", "/d.link");
+  swap("/d.real", "/d");
+}
+`;
+
+Deno.test("fs.write_text never writes outside the root while a folder and a symlink swap", async () => {
+  await using fixture = await sandboxFixture();
+  await Deno.mkdir(join(fixture.root, "d"));
+  const out = join(fixture.base, "out");
+  await Deno.mkdir(out);
+  await Deno.writeTextFile(join(out, "f.txt"), `${SENTINEL} keep\n`);
+  const swapper = new Deno.Command(Deno.execPath(), {
+    args: ["eval", WRITE_SWAPPER, fixture.root, out, "3"],
+    clearEnv: true,
+    env: childEnv(),
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(swapper.stderr).text();
+  let running = true;
+  const status = swapper.status.finally(() => (running = false));
+  const stop = () => {
+    if (running) swapper.kill("SIGKILL");
+  };
+  const kill = setTimeout(stop, 10_000);
+  using session = await ToolSession.open({ root: fixture.root });
+  const seen = { written: 0, refused: 0 };
+  try {
+    for (let calls = 0; running && calls < 20_000; calls++) {
+      const name = calls % 2 ? "f.txt" : `new-${calls}.txt`;
+      const result = await session.call({
+        id: "w",
+        tool: "fs.write_text",
+        args: { path: `d/${name}`, text: "inside\n", overwrite: true },
+      });
+      if (result.ok) seen.written++;
+      else seen.refused++;
+    }
+  } finally {
+    clearTimeout(kill);
+    stop();
+    await status;
+  }
+  const { code } = await status;
+  assert.ok(code === 0 || code === 137, await stderr);
+  console.log(`write race: ${JSON.stringify(seen)}`);
+  const outside = [...Deno.readDirSync(out)].map((entry) => entry.name);
+  assert.deepEqual(outside, ["f.txt"], `written outside the root: ${outside.join(", ")}`);
+  assert.equal(await Deno.readTextFile(join(out, "f.txt")), `${SENTINEL} keep\n`);
+  assert.ok(seen.written >= 20, `written only ${seen.written} times`);
 });

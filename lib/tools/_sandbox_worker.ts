@@ -35,8 +35,6 @@ class Refusal extends Error {
   }
 }
 
-const encoder = new TextEncoder();
-
 function inside(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
 }
@@ -147,55 +145,6 @@ async function listDir(
     total: scanned > params.scanCap ? null : names.length,
     truncated: names.length > shown.length || scanned > params.scanCap,
   };
-}
-
-/** Refuses unless the folder at `path` is, once opened, inside `root`. */
-async function checkFolder(root: string, path: string): Promise<void> {
-  const fd = openForReading(path, true);
-  try {
-    await openedInside(root, fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-async function writeText(
-  params: { root: string; path: string; parent: string; text: string; overwrite: boolean },
-) {
-  await checkFolder(params.root, params.parent).catch((error) => {
-    if ((error as { code?: string }).code !== "ENOENT") throw error;
-  });
-  let existing: Deno.FileInfo | undefined;
-  try {
-    existing = await Deno.lstat(params.path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  if (existing?.isSymlink) {
-    throw new Refusal("path_escape", "Path is a symlink; it is never written through");
-  }
-  if (existing?.isDirectory) throw new Refusal("io_error", "Path is a folder");
-  if (existing && !params.overwrite) {
-    throw new Refusal("exists", "File exists (pass overwrite: true)");
-  }
-  await Deno.mkdir(params.parent, { recursive: true });
-  await checkFolder(params.root, params.parent);
-  const data = encoder.encode(params.text);
-  if (!existing) {
-    await Deno.writeFile(params.path, data, { createNew: true });
-  } else {
-    // Write beside, then rename: a reader never sees half a file, and rename replaces the
-    // entry itself, never what it might point to.
-    const temp = `${params.parent}/.syn-write-${crypto.randomUUID()}.tmp`;
-    try {
-      await Deno.writeFile(temp, data, { createNew: true });
-      await Deno.rename(temp, params.path);
-    } catch (error) {
-      await Deno.remove(temp).catch(() => {});
-      throw error;
-    }
-  }
-  return { bytes: data.length, created: !existing };
 }
 
 async function drain(
@@ -416,7 +365,6 @@ type Params = any;
 const OPS: Record<string, (seq: number, params: Params) => Promise<unknown>> = {
   read_text: (_seq, params) => readText(params),
   list_dir: (_seq, params) => listDir(params),
-  write_text: (_seq, params) => writeText(params),
   spawn: (seq, params) => spawn(seq, params),
   fetch: (_seq, params) => fetchOnce(params),
 };

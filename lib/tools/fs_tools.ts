@@ -1,4 +1,4 @@
-import { dirname, relative } from "node:path";
+import { relative } from "node:path";
 import { utf8ByteLength } from "../core/mod.ts";
 import type { ToolContext, ToolDescriptor } from "./tool_descriptor.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
@@ -102,14 +102,11 @@ export const FS_WRITE_TEXT: ToolDescriptor = {
     }
     const path = await resolveInRoot(root, args.path as string, { allowMissing: true });
     if (path === root) throw new ToolFailure("io_error", "Path is the sandbox root folder");
-    const parent = await resolveInRoot(root, dirname(path), { allowMissing: true });
-    const value = await context.sandbox.request("write_text", {
-      root,
-      path,
-      parent,
+    const value = await context.sandbox.writeText(
+      relative(root, path),
       text,
-      overwrite: args.overwrite,
-    }, { timeoutMs: context.timeoutMs }) as Record<string, unknown>;
+      args.overwrite === true,
+    );
     return { path: shown(root, path), ...value };
   },
 };

@@ -1,6 +1,7 @@
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolErrorCode } from "./types.ts";
 import { compareCodePoints } from "../core/mod.ts";
+import { writeInsideRoot, type WriteOutcome } from "./_write_inside.ts";
 
 /** What a sandbox may touch; everything not named here is denied. */
 export interface SandboxPermissions {
@@ -45,14 +46,17 @@ export function permissionsKey(permissions: SandboxPermissions): string {
  */
 export class Sandbox {
   readonly key: string;
+  /** The root, a real absolute path. */
+  readonly root: string;
   #worker: Worker;
   #pending = new Map<number, Pending>();
   #seq = 0;
   #dead = false;
 
-  private constructor(worker: Worker, key: string) {
+  private constructor(worker: Worker, key: string, root: string) {
     this.#worker = worker;
     this.key = key;
+    this.root = root;
   }
 
   /** Starts a worker with these permissions and waits until it has checked them. */
@@ -78,7 +82,7 @@ export class Sandbox {
     } catch (error) {
       throw new ToolFailure("sandbox_unavailable", `Cannot start the sandbox: ${String(error)}`);
     }
-    const sandbox = new Sandbox(worker, permissionsKey(permissions));
+    const sandbox = new Sandbox(worker, permissionsKey(permissions), permissions.root);
     await sandbox.#ready();
     return sandbox;
   }
@@ -139,6 +143,25 @@ export class Sandbox {
       });
       this.#worker.postMessage({ seq, op, params });
     });
+  }
+
+  /**
+   * `fs.write_text`'s write of `text` at `relative` (below the root), done here through
+   * descriptors checked folder by folder (see `writeInsideRoot`): the worker's path-scoped
+   * permissions follow a symlink swapped in after any check, a descriptor does not.
+   */
+  writeText(relative: string, text: string, overwrite: boolean): Promise<WriteOutcome> {
+    if (this.#dead) {
+      return Promise.reject(new ToolFailure("sandbox_unavailable", "The sandbox is closed"));
+    }
+    try {
+      const data = new TextEncoder().encode(text);
+      return Promise.resolve(writeInsideRoot(this.root, relative, data, overwrite));
+    } catch (error) {
+      if (error instanceof ToolFailure) return Promise.reject(error);
+      const message = error instanceof Error ? error.message : String(error);
+      return Promise.reject(new ToolFailure("io_error", message));
+    }
   }
 
   #onMessage(

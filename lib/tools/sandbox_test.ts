@@ -35,22 +35,21 @@ Deno.test("Sandbox denies writes outside its root and symlinks it did not check"
   await Deno.mkdir(root);
   await Deno.symlink(join(base, "target.txt"), join(root, "link.txt"));
   using sandbox = await Sandbox.start({ root, net: [], run: [] });
-  await rejection(sandbox.request("write_text", {
-    root,
-    path: join(base, "evil.txt"),
-    parent: base,
-    text: "x",
-    overwrite: false,
-  }, { timeoutMs: 5000 }));
-  await rejection(sandbox.request("write_text", {
-    root,
-    path: join(root, "link.txt"),
-    parent: root,
-    text: "x",
-    overwrite: true,
-  }, { timeoutMs: 5000 }));
+  await Deno.symlink(base, join(root, "out"));
+  const refused = async (write: Promise<unknown>, code: string) => {
+    assert.equal((await rejection(write)).code, code);
+  };
+  await assert.rejects(sandbox.writeText("../evil.txt", "x", false), ToolFailure);
+  await refused(sandbox.writeText("link.txt", "x", true), "path_escape");
+  await refused(sandbox.writeText("out/evil.txt", "x", false), "path_escape");
+  await refused(sandbox.writeText("out/new/evil.txt", "x", false), "path_escape");
+  const written = await sandbox.writeText("in/side.txt", "x", false);
+  assert.deepEqual(written, { bytes: 1, created: true });
+  await refused(sandbox.writeText("in/side.txt", "y", false), "exists");
+  assert.equal(await Deno.readTextFile(join(root, "in", "side.txt")), "x");
   await assert.rejects(Deno.stat(join(base, "evil.txt")), Deno.errors.NotFound);
   await assert.rejects(Deno.stat(join(base, "target.txt")), Deno.errors.NotFound);
+  await assert.rejects(Deno.stat(join(base, "new")), Deno.errors.NotFound);
   await Deno.remove(base, { recursive: true });
 });
 
