@@ -1,13 +1,18 @@
 import {
   errorMessage,
+  isLoopbackHostname,
+  newServerToken,
   redactText,
   secretsFromEnv,
+  SynError,
   UsageError,
   utf8ByteLength,
 } from "../core/mod.ts";
 import {
   createValidatorHandler,
+  type RunningMcpHttpServer,
   type RunningValidatorServer,
+  serveValidatorHttp,
   startValidatorServer,
   type ValidatorEndpoint,
   ValidatorService,
@@ -20,7 +25,7 @@ export const help =
   `syn mcp-serve — the validator service (JSON-RPC 2.0 over NDJSON) and an MCP server
 
 Usage:
-  syn mcp-serve [--stdio | --tcp HOST:PORT | --socket PATH]
+  syn mcp-serve [--stdio | --tcp HOST:PORT | --socket PATH] [--http HOST:PORT [options]]
 
 Serves the tools list_schemas, get_schema, list_examples, get_example, validate_asset
 (alias validate), diff_assets and populate_backend by method name, and the Model Context
@@ -28,10 +33,25 @@ Protocol (initialize or server/discover, tools/list, tools/call, resources/*) on
 connection. One JSON object per line; lines over 1 MiB are rejected unread. Logs go to
 stderr, stdout carries frames only. SIGINT/SIGTERM finish in-flight requests, then exit 0.
 
+With --http, the same MCP tools and resources are served over Streamable HTTP on
+http://HOST:PORT/mcp, for remote MCP clients. Every request must carry the token as
+'Authorization: Bearer <token>': SYN_SERVER_TOKEN (shown as token=env:SYN_SERVER_TOKEN),
+or one generated at start and printed on the ready line ("mcp:ready mode=http url=…
+token=…"). --http alone serves only HTTP;
+with --stdio, --tcp or --socket both run in one process on one service. Up to 64 MCP
+sessions at once (more are refused with 503), closed after 10 minutes without a
+request; request bodies over 1 MiB are refused (413).
+
 Options:
   --stdio             serve stdin/stdout (the default); ends at end of input
   --tcp HOST:PORT     listen on TCP (port 0 picks a free port; see the ready line)
   --socket PATH       listen on a Unix socket (a stale socket file is replaced)
+  --http HOST:PORT    serve MCP over Streamable HTTP on /mcp (port 0 picks a free port)
+  --allow-host NAME   with --http: also answer to this Host name, e.g. a reverse proxy's
+                      (repeatable; loopback names and the bound address always work)
+  --no-auth           with --http on a loopback address only: no token; any program on
+                      this machine may call (web pages are still refused by the Host and
+                      Origin checks). Refused on any other address (exit 2)
   -h, --help          show this help
 
 Environment (flags win):
@@ -41,7 +61,10 @@ Environment (flags win):
   MCP_READY_FILE      ready file, default /tmp/mcp.ready ("<pid> <ISO8601>"); only a
                       stale ready file there is replaced — anything else (a device, a
                       link, your file) is left alone; with the default taken by a live
-                      server, /tmp/mcp-<pid>.ready is used
+                      server, /tmp/mcp-<pid>.ready is used. With --http it is created
+                      mode 0600, and one set here gets a second line
+                      "http url=<url> token=<token>"
+  SYN_SERVER_TOKEN    the --http bearer token (16+ printable characters; unset: generated)
   SYN_SCHEMAS_DIR, SYN_EXAMPLES_DIR       schema and example folders
   SYN_BACKEND_URL, SYN_BACKEND_ASSETS_PATH  enable populate_backend (default path
                       /synesthetic-assets/)
@@ -49,6 +72,8 @@ Environment (flags win):
 Examples:
   syn mcp-serve
   syn mcp-serve --tcp 127.0.0.1:7000
+  syn mcp-serve --http 127.0.0.1:8765
+  SYN_SERVER_TOKEN=… syn mcp-serve --http 0.0.0.0:8765 --allow-host mcp.example.org
   echo '{"jsonrpc":"2.0","id":1,"method":"list_schemas"}' | syn mcp-serve
 `;
 
@@ -73,7 +98,7 @@ export function resolveServeTarget(
     .filter(Boolean).length;
   if (chosen > 1) throw new UsageError("choose one of --stdio, --tcp and --socket");
   if (flags.stdio) return { mode: "stdio" };
-  if (flags.tcp !== undefined) return parseHostPort(flags.tcp);
+  if (flags.tcp !== undefined) return { mode: "tcp", ...parseHostPort(flags.tcp) };
   if (flags.socket !== undefined) {
     if (flags.socket === "") throw new UsageError("--socket takes a path");
     return { mode: "socket", path: flags.socket };
@@ -104,12 +129,60 @@ export function resolveServeTarget(
   };
 }
 
-function parseHostPort(value: string): ServeTarget {
+function parseHostPort(value: string, flag = "tcp"): { hostname: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  if (!match) throw new UsageError(`--tcp takes HOST:PORT: ${value}`);
+  if (!match) throw new UsageError(`--${flag} takes HOST:PORT: ${value}`);
   const hostname = match[1] ?? (match[2] || "127.0.0.1");
-  const port = numberFlag("tcp", match[3], { integer: true, min: 0, max: 65535 })!;
-  return { mode: "tcp", hostname, port };
+  const port = numberFlag(flag, match[3], { integer: true, min: 0, max: 65535 })!;
+  return { hostname, port };
+}
+
+/** MCP over Streamable HTTP, before any socket is opened. */
+export interface HttpServeTarget {
+  hostname: string;
+  port: number;
+  /** `undefined` only with `--no-auth` on a loopback address. */
+  token: string | undefined;
+  /** Whether the token came from `SYN_SERVER_TOKEN` (then it is never printed). */
+  tokenFromEnv: boolean;
+  allowHosts: string[];
+}
+
+/**
+ * `--http HOST:PORT` with its token: `SYN_SERVER_TOKEN`, or a fresh one. `--no-auth` drops
+ * the token only on a loopback address: anywhere else every peer on the network could call.
+ */
+export function resolveHttpTarget(
+  flags: { http?: string; "allow-host"?: string[]; "no-auth"?: boolean },
+  env: (name: string) => string | undefined,
+  newToken: () => string = newServerToken,
+): HttpServeTarget | undefined {
+  const allowHosts = flags["allow-host"] ?? [];
+  if (flags.http === undefined) {
+    if (flags["no-auth"] || allowHosts.length > 0) {
+      throw new UsageError(`${flags["no-auth"] ? "--no-auth" : "--allow-host"} needs --http`);
+    }
+    return undefined;
+  }
+  const { hostname, port } = parseHostPort(flags.http, "http");
+  const ipv6 = /^\[?[0-9a-f:.]*:[0-9a-f:.]*\]?$/i;
+  if (allowHosts.some((name) => !/^[^\s/:@[\]]+$/.test(name) && !ipv6.test(name))) {
+    throw new UsageError("--allow-host takes a host name without port or scheme");
+  }
+  if (flags["no-auth"]) {
+    if (!isLoopbackHostname(hostname)) {
+      throw new UsageError(
+        `--no-auth is refused on ${hostname}: it is not a loopback address, ` +
+          "so a token is required (set SYN_SERVER_TOKEN or let one be generated)",
+      );
+    }
+    return { hostname, port, token: undefined, tokenFromEnv: false, allowHosts };
+  }
+  const fromEnv = env("SYN_SERVER_TOKEN")?.trim();
+  if (fromEnv && !/^[\x21-\x7e]{16,}$/.test(fromEnv)) {
+    throw new UsageError("SYN_SERVER_TOKEN must be 16 or more printable characters, no spaces");
+  }
+  return { hostname, port, token: fromEnv || newToken(), tokenFromEnv: !!fromEnv, allowHosts };
 }
 
 const DEFAULT_READY_FILE = "/tmp/mcp.ready";
@@ -134,11 +207,17 @@ export async function runMcpServe(
     stdio: { type: "boolean" },
     tcp: { type: "string" },
     socket: { type: "string" },
+    http: { type: "string" },
+    "allow-host": { type: "string", multiple: true },
+    "no-auth": { type: "boolean" },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const secrets = secretsFromEnv(io.env);
   const log = (line: string) => void io.stderr(redactText(line, secrets) + "\n");
-  const target = resolveServeTarget(values, io.env, log);
+  const http = resolveHttpTarget(values, io.env);
+  // With --http alone only HTTP is served; an NDJSON endpoint joins it when one is asked for.
+  const ndjson = values.stdio || values.tcp !== undefined || values.socket !== undefined;
+  const target = ndjson || !http ? resolveServeTarget(values, io.env, log) : undefined;
 
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
   // asks; a folder's schemas are compiled right after the server is ready, and the
@@ -158,6 +237,29 @@ export async function runMcpServe(
     delayMs: hooks.delayMs,
   });
 
+  const servers: Served[] = [];
+  try {
+    if (target) servers.push(await startNdjson(target, service, io, log));
+    if (http) servers.push(await startHttp(http, service, log));
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.shutdown()));
+    throw error;
+  }
+  return await runUntilStopped(servers, io, log, () => store.ready());
+}
+
+/** A running server of either kind, as the process model sees it. */
+type Served = (RunningValidatorServer | RunningMcpHttpServer) & {
+  /** What follows `mcp:ready` on stderr, and the ready file's extra line (or ""). */
+  ready: { line: string; file: string };
+};
+
+async function startNdjson(
+  target: ServeTarget,
+  service: ValidatorService,
+  io: CliIo,
+  log: (line: string) => void,
+): Promise<Served> {
   const endpoint: ValidatorEndpoint = target.mode === "stdio"
     ? {
       mode: "stdio",
@@ -174,45 +276,83 @@ export async function runMcpServe(
     () => createValidatorHandler(service, { log }),
     { log },
   );
-  return await runUntilStopped(server, io, log, () => store.ready());
+  const address = server.mode === "stdio" ? "" : ` address=${server.address}`;
+  return Object.assign(server, { ready: { line: `mode=${server.mode}${address}`, file: "" } });
+}
+
+async function startHttp(
+  target: HttpServeTarget,
+  service: ValidatorService,
+  log: (line: string) => void,
+): Promise<Served> {
+  let server: RunningMcpHttpServer;
+  try {
+    const { hostname, port, token, allowHosts } = target;
+    server = await serveValidatorHttp(service, { hostname, port, token, allowHosts, log });
+  } catch (error) {
+    throw new SynError(
+      "listen_failed",
+      `Cannot listen on ${target.hostname}:${target.port}: ${errorMessage(error)}`,
+    );
+  }
+  if (target.token === undefined) {
+    log(
+      `mcp:warn no-auth: any program on this machine may call ${server.url} without a token ` +
+        "(the Host and Origin checks still refuse web pages and rebound names)",
+    );
+  }
+  // A token the operator set is theirs already: it stays out of logs.
+  const shown = target.tokenFromEnv ? "env:SYN_SERVER_TOKEN" : target.token;
+  const token = (value: string | undefined) => value === undefined ? "" : ` token=${value}`;
+  return Object.assign(server, {
+    ready: {
+      line: `mode=http url=${server.url}${token(shown)}`,
+      file: `http url=${server.url}${token(target.token)}\n`,
+    },
+  });
 }
 
 /** The process model (MCP spec §3, §10): ready file and line, signals, clean exit. */
 async function runUntilStopped(
-  server: RunningValidatorServer,
+  servers: Served[],
   io: CliIo,
   log: (line: string) => void,
   compile: () => Promise<void>,
 ): Promise<number> {
   const explicit = io.env("MCP_READY_FILE");
-  const readyLine = `${Deno.pid} ${new Date().toISOString()}\n`;
+  // The token goes only into a ready file that was asked for (MCP_READY_FILE), never into
+  // the shared default; with HTTP served the file is the owner's alone (0600) either way.
+  const extra = explicit ? servers.map((server) => server.ready.file).join("") : "";
+  const readyLine = `${Deno.pid} ${new Date().toISOString()}\n${extra}`;
+  const mode = servers.some((server) => server.mode === "http") ? 0o600 : 0o644;
   let readyFile: string | undefined;
   const stopRequested = Promise.withResolvers<void>();
   const stop = () => stopRequested.resolve();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stop);
+  const shutdownAll = () => Promise.all(servers.map((server) => server.shutdown()));
   try {
     readyFile = claimReadyFile(explicit || DEFAULT_READY_FILE, readyLine, {
       isDefault: !explicit,
       warn: log,
+      mode,
     });
-    const address = server.mode === "stdio" ? "" : ` address=${server.address}`;
-    log(`mcp:ready mode=${server.mode}${address}`);
+    for (const server of servers) log(`mcp:ready ${server.ready.line}`);
     // Until stdin ends (stdio) or a signal comes; then in-flight requests are answered,
     // within the shutdown grace period even when the peer has stopped reading.
     // A schema set that cannot compile is fatal: it is reported and the server stops.
     const broken = compile().then(() => new Promise<never>(() => {}), (error: unknown) => error);
     const fatal = await Promise.race([
-      server.finished.then(() => undefined),
+      ...servers.map((server) => server.finished.then(() => undefined)),
       stopRequested.promise,
       broken,
     ]);
-    await server.shutdown();
+    await shutdownAll();
     if (fatal !== undefined) {
       log(`mcp:error detail=${JSON.stringify(errorMessage(fatal))}`);
       return EXIT.failure;
     }
-    log(`mcp:shutdown mode=${server.mode}`);
+    for (const server of servers) log(`mcp:shutdown mode=${server.mode}`);
     return EXIT.ok;
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, stop);
@@ -220,8 +360,13 @@ async function runUntilStopped(
   }
 }
 
-/** A ready file's content: `<pid> <ISO8601>` and a newline (MCP spec §3). */
-const READY_LINE = /^(\d+) \S+\n$/;
+/**
+ * A ready file's content: `<pid> <ISO8601>` and a newline (MCP spec §3), then, when it
+ * was asked for with HTTP served, `http url=<url>[ token=<token>]` and a newline.
+ */
+const READY_LINE = /^(\d+) \S+\n(?:http url=\S+(?: token=\S+)?\n)?$/;
+/** Larger than any ready file of ours: anything bigger is someone else's. */
+const MAX_READY_FILE_BYTES = 1024;
 
 /** True while a process with this id exists (Linux: /proc). */
 function processAlive(pid: number): boolean {
@@ -245,7 +390,7 @@ function readyFileState(path: string): "free" | "stale" | "live" | "foreign" {
   } catch {
     return "free";
   }
-  if (!info.isFile || info.size > 128) return "foreign";
+  if (!info.isFile || info.size > MAX_READY_FILE_BYTES) return "foreign";
   let text = "";
   try {
     text = Deno.readTextFileSync(path);
@@ -267,7 +412,7 @@ function readyFileState(path: string): "free" | "stale" | "live" | "foreign" {
 export function claimReadyFile(
   path: string,
   content: string,
-  options: { isDefault: boolean; warn: (line: string) => void },
+  options: { isDefault: boolean; warn: (line: string) => void; mode?: number },
 ): string | undefined {
   const state = readyFileState(path);
   if (state === "stale") {
@@ -279,7 +424,7 @@ export function claimReadyFile(
   }
   if (state === "free" || state === "stale") {
     try {
-      Deno.writeTextFileSync(path, content, { createNew: true, mode: 0o644 });
+      Deno.writeTextFileSync(path, content, { createNew: true, mode: options.mode ?? 0o644 });
       return path;
     } catch (error) {
       options.warn(

@@ -7,6 +7,8 @@ export const SECRET_ENV_NAMES: readonly string[] = [
   "OPENAI_API_KEY",
   "GEMINI_API_KEY",
   "ANTHROPIC_API_KEY",
+  "SYN_SERVER_TOKEN",
+  "SYN_CHAT_KEY",
 ];
 
 /** Environment variables whose values are URLs that may carry credentials (`user:pass@`). */

@@ -2,7 +2,8 @@
  * @module
  * The validator service of the MCP adapter spec: its tools over a `SchemaStore`, its
  * JSON-RPC server on stdio, TCP and Unix sockets (with the Model Context Protocol on
- * the same connections through the official SDK), and the client `generate` uses.
+ * the same connections through the official SDK), the same MCP server over Streamable
+ * HTTP, and the client `generate` uses.
  *
  * ```ts
  * import { connectValidator } from "./mod.ts";
@@ -46,3 +47,9 @@ export {
   startValidatorServer,
   type ValidatorEndpoint,
 } from "./serve_validator.ts";
+export {
+  type McpHttpServerOptions,
+  type RunningMcpHttpServer,
+  serveValidatorHttp,
+  startMcpHttpServer,
+} from "./serve_validator_http.ts";
