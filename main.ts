@@ -5,16 +5,8 @@
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
-import { neutralizeTerminalText, SerialWriter } from "./lib/core/mod.ts";
+import { neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
-
-const encoder = new TextEncoder();
-
-async function writeAll(file: { write(p: Uint8Array): Promise<number> }, text: string) {
-  const bytes = encoder.encode(text);
-  let written = 0;
-  while (written < bytes.length) written += await file.write(bytes.subarray(written));
-}
 
 /** How to start this program again: `deno run -A main.ts`, or the compiled binary alone. */
 export function selfCommand(): string[] {

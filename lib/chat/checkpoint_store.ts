@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { compareCodePoints, ensurePrivateDirSync, SynError } from "../core/mod.ts";
+import { compareCodePoints, ensurePrivateDirSync, SynError, writeAll } from "../core/mod.ts";
 import { assertSessionId, type Checkpoint, checkpointFromJson } from "./checkpoint.ts";
 import { decryptText, encryptText } from "./_at_rest.ts";
 
@@ -101,9 +101,7 @@ async function writeDurably(path: string, text: string): Promise<void> {
   const temp = `${path}.${crypto.randomUUID()}.tmp`;
   try {
     using file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
-    const bytes = new TextEncoder().encode(text);
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    await writeAll(file, text);
     await file.sync();
   } catch (error) {
     await Deno.remove(temp).catch(() => {});

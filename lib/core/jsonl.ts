@@ -5,6 +5,8 @@
  * opened with O_APPEND while holding an exclusive `flock`, so several processes can
  * append to the same file without torn or interleaved lines.
  */
+import { writeAll } from "./write_all.ts";
+
 export async function appendJsonl(path: string, record: unknown): Promise<void> {
   await appendJsonlLines(path, [record]);
 }
@@ -22,8 +24,7 @@ export async function appendJsonlLines(path: string, records: readonly unknown[]
   using file = await Deno.open(path, { append: true, create: true });
   await file.lock(true);
   try {
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    await writeAll(file, bytes);
   } finally {
     await file.unlock();
   }

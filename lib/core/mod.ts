@@ -1,8 +1,11 @@
 /**
  * @module
- * Pure building blocks every other module uses: errors, RFC 6901 JSON Pointers,
- * canonical JSON and hashing, redaction, backoff, an injectable clock, JSON parsing
- * with line/column errors, and JSONL files.
+ * The building blocks every other module uses. Pure: errors, RFC 6901 JSON Pointers,
+ * canonical JSON and hashing, redaction, backoff, the injectable clock interface, JSON
+ * parsing with line/column errors, terminal neutralisation, the server edge's checks
+ * (`ServerEdge`). Edge files, named as such, for what every capability needs of the world
+ * in the same way: append-only JSONL files (`jsonl.ts`), files and folders created private
+ * (`private_files.ts`), `writeAll`, and `serveLocal` (`Deno.serve` behind the edge).
  *
  * ```ts
  * import { canonicalJson, formatPointer } from "./mod.ts";
@@ -49,6 +52,7 @@ export {
   writeFileAtomic,
 } from "./jsonl.ts";
 export { VERSION } from "./version.ts";
+export { type ByteWriter, writeAll } from "./write_all.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
 export {
   ensurePrivateDirSync,

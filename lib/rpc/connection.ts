@@ -1,5 +1,6 @@
 import { dispatchLine, type RpcHandler } from "./dispatch_line.ts";
 import { readNdjsonLines } from "./ndjson.ts";
+import { writeAll } from "../core/mod.ts";
 
 /** One bidirectional byte channel carrying NDJSON frames (a socket, stdio, a memory pipe). */
 export interface RpcConnection {
@@ -17,11 +18,7 @@ export function connectionFromConn(conn: Deno.Conn): RpcConnection {
   let closed = false;
   return {
     readable: conn.readable,
-    async write(data) {
-      const bytes = typeof data === "string" ? encoder.encode(data) : data;
-      let written = 0;
-      while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-    },
+    write: (data) => writeAll(conn, data),
     close() {
       if (closed) return;
       closed = true;
