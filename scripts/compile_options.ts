@@ -6,20 +6,16 @@
  */
 
 /**
- * The least the binary needs: files (assets, logs, state, the tool root), the network
- * (providers, the validator, chat and preview servers), the environment (configuration,
- * keys), subprocesses (its own `mcp-serve` child, bubblewrap, allowlisted tools, Chromium)
- * and system information (the Chromium driver asks for it). No FFI, no imports from the
- * network at run time: everything is embedded.
+ * Every permission. The binary needs files (assets, logs, state, the tool root), the network
+ * (providers, the validator, chat and preview servers), the environment, subprocesses (its
+ * own `mcp-serve` child, bubblewrap, allowlisted tools, Chromium) and system information —
+ * and the tool sandbox's supervisor reads `/proc/self/fd/<fd>` to prove what a sandboxed open
+ * really reached (a folder swapped for a symlink after a path check), which Deno allows only
+ * to a program holding every permission (`--deny-ffi` already refuses it). The code loads no
+ * FFI library and imports nothing from the network: everything is embedded; the sandboxed
+ * tools run in a worker that holds only the root.
  */
-export const BINARY_PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-net",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-] as const;
+export const BINARY_PERMISSIONS = ["--allow-all"] as const;
 
 /** Files loaded at run time by path, embedded by name. */
 export const EMBEDDED = [

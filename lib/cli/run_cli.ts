@@ -51,16 +51,21 @@ function editDistance(a: string, b: string): number {
 
 /** Error codes that mean the user's own input (a file, a config) is unusable: exit 2. */
 const BAD_INPUT_CODES: ReadonlySet<string> = new Set([
-  "io_error",
-  "parse_error",
-  "config_error",
-  "not_found",
+  "io_error", // a named file cannot be read
+  "parse_error", // … or parsed
+  "too_large", // … or is beyond what the command takes
+  "too_deep",
+  "not_found", // a named tool, example or schema does not exist
+  "config_error", // syn.jsonc
+  "validator_config", // MCP_ENDPOINT and its companions
+  "schema_invalid", // SYN_SCHEMAS_DIR
+  "invalid_root", // --root
 ]);
 
 /**
  * Runs `syn` with its arguments. Maps errors to exit codes in one place: a
  * `UsageError` → 2 with a one-line hint; input the user named that cannot be read or
- * parsed (`io_error`, `parse_error`, `config_error`, `not_found`) → 2 with its message; every other
+ * parsed, or a configuration that cannot work (`BAD_INPUT_CODES`) → 2 with its message; every other
  * failure of the job (a provider or network failure, a synthesis error, …) → 1 with the
  * message, never a stack.
  */
