@@ -5,18 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { detectBubblewrap, ToolSession, type ToolSessionOptions } from "../lib/tools/mod.ts";
-import { sandboxFixture, SENTINEL } from "./fakes/sandbox_fixture.ts";
+import { ToolSession, type ToolSessionOptions } from "../lib/tools/mod.ts";
+import { sandboxFixture, SENTINEL, shellVariants } from "./fakes/sandbox_fixture.ts";
 
-const BUBBLEWRAP = await detectBubblewrap();
-if (!BUBBLEWRAP) {
-  console.warn("skipping the bubblewrap variants: bubblewrap is not installed or cannot run here");
-}
-
-const VARIANTS: { name: string; bubblewrap: "auto" | "off"; ignore: boolean }[] = [
-  { name: "argv checks", bubblewrap: "off", ignore: false },
-  { name: "bubblewrap", bubblewrap: "auto", ignore: !BUBBLEWRAP },
-];
+const VARIANTS = await shellVariants();
 
 /** [case, cmd, expected code]. `{base}` and `{root}` are replaced by the fixture's paths. */
 const REFUSED: [string, string, string][] = [
@@ -218,7 +210,7 @@ for (const variant of VARIANTS) {
 
 Deno.test({
   name: "shell in bubblewrap: system files outside the root simply do not exist",
-  ignore: !BUBBLEWRAP,
+  ignore: VARIANTS[1].ignore,
   async fn() {
     await using fixture = await sandboxFixture();
     // A program added to the allowlist that could read anything by itself is still boxed in.

@@ -6,18 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { detectBubblewrap, ToolSession } from "../lib/tools/mod.ts";
-import { sandboxFixture, SENTINEL } from "./fakes/sandbox_fixture.ts";
+import { ToolSession } from "../lib/tools/mod.ts";
+import { sandboxFixture, SENTINEL, shellVariants } from "./fakes/sandbox_fixture.ts";
 
-const BUBBLEWRAP = await detectBubblewrap();
-if (!BUBBLEWRAP) {
-  console.warn("skipping the bubblewrap variants: bubblewrap is not installed or cannot run here");
-}
-
-const VARIANTS: { name: string; bubblewrap: "auto" | "off"; ignore: boolean }[] = [
-  { name: "argv checks", bubblewrap: "off", ignore: false },
-  { name: "bubblewrap", bubblewrap: "auto", ignore: !BUBBLEWRAP },
-];
+const VARIANTS = await shellVariants();
 
 /** Every option of the default programs that reads other files, recurses, writes, hangs or sets state. */
 const REFUSED_LONG: Record<string, string[]> = {

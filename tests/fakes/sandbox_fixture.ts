@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { detectBubblewrap } from "../../lib/tools/mod.ts";
 
 /** Text that must never appear in any tool output: it lives only outside the root. */
 export const SENTINEL = "SENTINEL-outside-the-root-7f3a";
@@ -47,4 +48,25 @@ async function walk(folder: string, skip: string, lines: string[]): Promise<void
       await walk(path, skip, lines);
     } else lines.push(`${path}: ${await Deno.readTextFile(path)}`);
   }
+}
+
+/** A shell attack suite runs once on argv checks alone and once inside bubblewrap (when it runs). */
+export interface ShellVariant {
+  name: string;
+  bubblewrap: "auto" | "off";
+  ignore: boolean;
+}
+
+/** The two variants; the bubblewrap one is ignored, with a printed reason, where it cannot run. */
+export async function shellVariants(): Promise<ShellVariant[]> {
+  const bubblewrap = await detectBubblewrap();
+  if (!bubblewrap) {
+    console.warn(
+      "skipping the bubblewrap variants: bubblewrap is not installed or cannot run here",
+    );
+  }
+  return [
+    { name: "argv checks", bubblewrap: "off", ignore: false },
+    { name: "bubblewrap", bubblewrap: "auto", ignore: !bubblewrap },
+  ];
 }
