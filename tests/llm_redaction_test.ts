@@ -55,7 +55,8 @@ Deno.test("redaction: errors, logs and results never contain a key", async () =>
     for (const fault of ["401", "stream-error"]) {
       server.script(fault);
       try {
-        for await (const event of model.stream({ prompt: "x" })) {
+        const onTextDelta = (text: string) => written.push(text);
+        for await (const event of model.stream({ prompt: "x", onTextDelta })) {
           written.push(JSON.stringify(event));
         }
       } catch (error) {

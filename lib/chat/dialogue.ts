@@ -122,10 +122,7 @@ export async function* dialogue(
           onTextDelta: onDelta,
         })
       ) {
-        if (event.type === "text-delta") onDelta(event.text);
-        else {
-          tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(event.result.text.length / 4);
-        }
+        tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(event.result.text.length / 4);
         yield* texts();
       }
       trace("llm_stream", { round: rounds, deltas, chars: answer.length });

@@ -43,7 +43,7 @@ Deno.test("dialogue: onText runs inside the model's onTextDelta call, before the
     ...mockLanguageModel(() => ""),
     async *stream(request): AsyncGenerator<StreamEvent> {
       for (const piece of ["one ", "two ", "three"]) {
-        request.onTextDelta!(piece);
+        request.onTextDelta(piece);
         seenInside.push(taken.length);
         await Promise.resolve();
       }
