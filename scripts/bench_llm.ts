@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { createLanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import { byteReader } from "../lib/core/mod.ts";
-import { startMockLlmServer } from "./mock_llm_server.ts";
+import { startMockLlmServer } from "../tests/fakes/mock_llm_server.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -17,7 +17,7 @@ import {
 } from "../lib/generate/mod.ts";
 import { resolveModelConfig } from "../lib/llm/mod.ts";
 import { connectValidator } from "../lib/mcp/mod.ts";
-import { type MockProvider, startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { type MockProvider, startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { CONFORMANCE_EXAMPLES, sharedMissing, sharedPath } from "./fakes/shared.ts";
 import { startCountingValidator, tempDir } from "./generate_fakes.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The Labs v0.3.4 test matrix for lib/llm, over real HTTP on 127.0.0.1 against
- * scripts/mock_llm_server.ts, for every provider's wire format.
+ * tests/fakes/mock_llm_server.ts, for every provider's wire format.
  */
 import assert from "node:assert/strict";
 import { FakeClock } from "../lib/core/mod.ts";
@@ -12,7 +12,7 @@ import {
   resolveModelConfig,
   type StreamEvent,
 } from "../lib/llm/mod.ts";
-import { type MockProvider, startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { type MockProvider, startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { rejection } from "./fakes/rejection.ts";
 
 const PROVIDERS: readonly MockProvider[] = ["openai", "gemini", "anthropic"];

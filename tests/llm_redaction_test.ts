@@ -6,7 +6,7 @@ import { childEnv } from "./fakes/child_env.ts";
 import assert from "node:assert/strict";
 import { FakeClock } from "../lib/core/mod.ts";
 import { createLanguageModel, ProviderError, resolveModelConfig } from "../lib/llm/mod.ts";
-import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { rejection } from "./fakes/rejection.ts";
 
 const KEYS: Record<string, string> = {
