@@ -6,7 +6,7 @@
  * `bad_response`, so no change to normalization can reject the reference data again.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../lib/core/mod.ts";
+import { FakeClock } from "./fakes/fake_clock.ts";
 import {
   createExternalGenerator,
   type JsonObject,

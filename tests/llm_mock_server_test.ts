@@ -3,7 +3,7 @@
  * tests/fakes/mock_llm_server.ts, for every provider's wire format.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../lib/core/mod.ts";
+import { FakeClock } from "./fakes/fake_clock.ts";
 import {
   createLanguageModel,
   type GenerateRequest,

@@ -1,10 +1,10 @@
 import { childEnv } from "./fakes/child_env.ts";
+import { FakeClock } from "./fakes/fake_clock.ts";
 /**
  * Hygiene: with recognizable fake keys, nothing the LLM layer writes — log lines, error
  * messages and data, results, and the demo server's stdout and stderr — contains a key.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../lib/core/mod.ts";
 import { createLanguageModel, ProviderError, resolveModelConfig } from "../lib/llm/mod.ts";
 import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { rejection } from "./fakes/rejection.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { seededRandom } from "../../tests/fakes/random.ts";
-import { FakeClock } from "../core/mod.ts";
 import { applyNotesPatch, emptyChatState, parseNotesPatch, runNotesActions } from "./chat_state.ts";
 import { affordableTier, entropyForTier, maxTokensForTier } from "./chat_flux_config.ts";
 import { EntropyBucket } from "./entropy_bucket.ts";

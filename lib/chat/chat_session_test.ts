@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
-import { FakeClock } from "../core/mod.ts";
 import { type LanguageModel, mockLanguageModel, ProviderError } from "../llm/mod.ts";
 import { ToolSession } from "../tools/mod.ts";
 import type { ChatEvent } from "./chat_event.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import type { LanguageModel, StreamEvent } from "../llm/mod.ts";
 import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
-import { FakeClock } from "../core/mod.ts";
 import { mockLanguageModel } from "../llm/mod.ts";
 import { dialogue, type DialogueEvent } from "./dialogue.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { FakeClock, responseHash } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
+import { responseHash } from "../core/mod.ts";
 import { createLanguageModel, REQUEST_BODY_LIMIT } from "./create_language_model.ts";
 import { ProviderError } from "./provider_error.ts";
 import { resolveModelConfig } from "./resolve_model_config.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { createLanguageModel } from "./create_language_model.ts";
 import { ProviderError } from "./provider_error.ts";
 import { resolveModelConfig } from "./resolve_model_config.ts";
