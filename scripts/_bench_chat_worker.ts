@@ -9,7 +9,7 @@
  * message each: all at once (`spreadMs` 0, the worst case) or spread evenly over
  * `spreadMs`, as independent users would.
  */
-import { startMockLlmServer } from "./mock_llm_server.ts";
+import { startMockLlmServer } from "../tests/fakes/mock_llm_server.ts";
 
 const now = () => performance.timeOrigin + performance.now();
 /** How both servers of the bench begin a text chunk event: found without parsing it. */

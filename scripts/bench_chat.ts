@@ -141,8 +141,7 @@ async function relay(socket: { send(data: string): void }, times: number[]): Pro
 /**
  * The model, noting when each delta reaches the session: on the session's `onTextDelta`
  * (called as `lib/llm` decodes the delta, as the floor's relay notes it right after its
- * parse), or for a delta yielded instead, a tap on the stream's `next` (one promise step,
- * not a generator layer of its own, which the floor does not have).
+ * parse).
  */
 function timedModel(deltaTimes: number[]): LanguageModel {
   return {
@@ -153,24 +152,11 @@ function timedModel(deltaTimes: number[]): LanguageModel {
     generate: (request) => model.generate(request),
     stream(request) {
       const sink = request.onTextDelta;
-      const tapped = sink
-        ? {
-          ...request,
-          onTextDelta(text: string) {
-            deltaTimes.push(now());
-            sink(text);
-          },
-        }
-        : request;
-      const inner = model.stream(tapped)[Symbol.asyncIterator]();
-      const next = () =>
-        inner.next().then((step) => {
-          if (!step.done && step.value.type === "text-delta") deltaTimes.push(now());
-          return step;
-        });
-      const end = (value?: unknown) =>
-        inner.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined });
-      return { [Symbol.asyncIterator]: () => ({ next, return: end }) };
+      const onTextDelta = (text: string) => {
+        deltaTimes.push(now());
+        sink(text);
+      };
+      return model.stream({ ...request, onTextDelta });
     },
   };
 }
@@ -286,12 +272,16 @@ async function raw(): Promise<{ first: number[]; gaps: number[] }> {
   await Promise.all(Array.from({ length: SESSIONS }, async () => {
     const start = now();
     let last = 0;
-    for await (const event of model.stream({ messages: [{ role: "user", content: "go" }] })) {
-      if (event.type !== "text-delta") continue;
+    const onTextDelta = () => {
       const time = now();
       if (last === 0) first.push(time - start);
       else gaps.push(time - last);
       last = time;
+    };
+    for await (
+      const _ of model.stream({ messages: [{ role: "user", content: "go" }], onTextDelta })
+    ) {
+      // the finish event
     }
   }));
   return { first, gaps };

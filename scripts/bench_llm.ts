@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { createLanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import { byteReader } from "../lib/core/mod.ts";
-import { startMockLlmServer } from "./mock_llm_server.ts";
+import { startMockLlmServer } from "../tests/fakes/mock_llm_server.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -78,8 +78,8 @@ async function bareDeltas(body: ReadableStream<Uint8Array>): Promise<number> {
 
 async function layerStream(): Promise<number> {
   let deltas = 0;
-  for await (const event of model.stream({ prompt: "x" })) {
-    if (event.type === "text-delta") deltas++;
+  for await (const _ of model.stream({ prompt: "x", onTextDelta: () => deltas++ })) {
+    // the finish event
   }
   return deltas;
 }
@@ -142,8 +142,8 @@ const inProcess = createLanguageModel(
 
 async function layerReads(): Promise<number> {
   let deltas = 0;
-  for await (const item of inProcess.stream({ prompt: "x" })) {
-    if (item.type === "text-delta") deltas++;
+  for await (const _ of inProcess.stream({ prompt: "x", onTextDelta: () => deltas++ })) {
+    // the finish event
   }
   return deltas;
 }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { childEnv, killAfter } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 

@@ -6,7 +6,7 @@ import { childEnv } from "./fakes/child_env.ts";
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { TestSocket } from "./fakes/chat_gateway.ts";
 

@@ -6,7 +6,7 @@ import {
   normalizeAsset,
   type RequestEnvelope,
 } from "../lib/generate/mod.ts";
-import { type MockAnswerContext, startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { type MockAnswerContext, startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 import {
   assertLogRecordsValid,

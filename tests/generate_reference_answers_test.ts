@@ -6,7 +6,7 @@
  * `bad_response`, so no change to normalization can reject the reference data again.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../lib/core/mod.ts";
+import { FakeClock } from "./fakes/fake_clock.ts";
 import {
   createExternalGenerator,
   type JsonObject,
@@ -17,7 +17,7 @@ import {
 } from "../lib/generate/mod.ts";
 import { resolveModelConfig } from "../lib/llm/mod.ts";
 import { connectValidator } from "../lib/mcp/mod.ts";
-import { type MockProvider, startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { type MockProvider, startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { CONFORMANCE_EXAMPLES, sharedMissing, sharedPath } from "./fakes/shared.ts";
 import { startCountingValidator, tempDir } from "./generate_fakes.ts";
 

@@ -48,10 +48,12 @@ for (const provider of ["openai", "gemini", "anthropic"] as const) {
       assert.equal(result.mode, "live");
       const deltas: string[] = [];
       let finalText = "";
-      for await (const event of model.stream({ prompt: "Count from 1 to 5.", maxTokens: 50 })) {
-        if (event.type === "text-delta") deltas.push(event.text);
-        else finalText = event.result.text;
-      }
+      const request = {
+        prompt: "Count from 1 to 5.",
+        maxTokens: 50,
+        onTextDelta: (text: string) => deltas.push(text),
+      };
+      for await (const event of model.stream(request)) finalText = event.result.text;
       assert.ok(deltas.length > 0);
       assert.equal(deltas.join(""), finalText);
     },

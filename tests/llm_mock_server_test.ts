@@ -1,17 +1,18 @@
 /**
  * The Labs v0.3.4 test matrix for lib/llm, over real HTTP on 127.0.0.1 against
- * scripts/mock_llm_server.ts, for every provider's wire format.
+ * tests/fakes/mock_llm_server.ts, for every provider's wire format.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../lib/core/mod.ts";
+import { FakeClock } from "./fakes/fake_clock.ts";
 import {
   createLanguageModel,
   type GenerateRequest,
+  type LanguageModel,
   ProviderError,
   resolveModelConfig,
   type StreamEvent,
 } from "../lib/llm/mod.ts";
-import { type MockProvider, startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { type MockProvider, startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { rejection } from "./fakes/rejection.ts";
 
 const PROVIDERS: readonly MockProvider[] = ["openai", "gemini", "anthropic"];
@@ -57,17 +58,17 @@ function modelFor(
 
 const failure = (promise: Promise<unknown>) => rejection(promise, ProviderError);
 
-async function collect(stream: AsyncIterable<StreamEvent>) {
+/** Runs a stream: deltas as `onTextDelta` took them, the `finish` event, or the error. */
+async function collect(model: LanguageModel, request: GenerateRequest) {
   const deltas: string[] = [];
-  let finish: Extract<StreamEvent, { type: "finish" }> | undefined;
+  let finish: StreamEvent | undefined;
   let error: unknown;
+  const onTextDelta = (text: string) => {
+    assert.equal(finish, undefined, "no delta after finish");
+    deltas.push(text);
+  };
   try {
-    for await (const event of stream) {
-      if (event.type === "text-delta") {
-        assert.equal(finish, undefined, "no delta after finish");
-        deltas.push(event.text);
-      } else finish = event;
-    }
+    for await (const event of model.stream({ ...request, onTextDelta })) finish = event;
   } catch (thrown) {
     error = thrown;
   }
@@ -264,7 +265,7 @@ for (const provider of PROVIDERS) {
     assert.equal(error.attempts, 1);
     assert.equal(server.requests.length, 1);
     server.script("malformed");
-    const streamed = await collect(model.stream({ prompt: "x" }));
+    const streamed = await collect(model, { prompt: "x" });
     assert.ok(streamed.error instanceof ProviderError);
     assert.equal(streamed.error.reason, "bad_response");
     assert.match(streamed.error.detail, /^Stream event is not a JSON object/);
@@ -295,7 +296,7 @@ for (const provider of PROVIDERS) {
     assert.equal(server.requests.length, 2);
     for (const fault of ["oversized", "oversized-chunked"]) {
       server.script(fault);
-      const { deltas, error } = await collect(model.stream({ prompt: "x" }));
+      const { deltas, error } = await collect(model, { prompt: "x" });
       assert.deepEqual(deltas, []);
       assert.ok(error instanceof ProviderError);
       assert.equal(error.reason, "bad_response");
@@ -316,7 +317,7 @@ for (const provider of PROVIDERS) {
     const answer = "One two three four five six seven eight nine ten eleven twelve.";
     await using server = await startMockLlmServer({ answer: () => answer, chunkSize: 5 });
     const { model } = modelFor(server, provider);
-    const { deltas, finish, error } = await collect(model.stream({ prompt: "count" }));
+    const { deltas, finish, error } = await collect(model, { prompt: "count" });
     assert.equal(error, undefined);
     assert.ok(finish);
     assert.ok(deltas.length >= 10);
@@ -356,7 +357,7 @@ for (const provider of PROVIDERS) {
       answer: () => ({ title: "streamed", intensity: 1 }),
     });
     const { model } = modelFor(server, provider);
-    const { deltas, finish } = await collect(model.stream(JSON_REQUEST));
+    const { deltas, finish } = await collect(model, JSON_REQUEST);
     assert.ok(deltas.length > 1);
     assert.deepEqual(finish?.result.json, { title: "streamed", intensity: 1 });
   });
@@ -371,7 +372,8 @@ for (const provider of PROVIDERS) {
       const { model } = modelFor(server, provider);
       server.script(fault);
       const { deltas, finish, error } = await collect(
-        model.stream({ prompt: "x", timeouts: FAST }),
+        model,
+        { prompt: "x", timeouts: FAST },
       );
       assert.deepEqual(deltas, ["abcd", "efgh"]);
       assert.equal(finish, undefined);
@@ -386,7 +388,7 @@ for (const provider of PROVIDERS) {
     await using server = await startMockLlmServer({ answer: () => "fine" });
     const { model, clock } = modelFor(server, provider);
     server.script("503", "429-retry-after:1", "ok");
-    const { deltas, finish } = await collect(model.stream({ prompt: "x" }));
+    const { deltas, finish } = await collect(model, { prompt: "x" });
     assert.equal(deltas.join(""), "fine");
     assert.equal(finish?.result.attempts, 3);
     assert.deepEqual(clock.sleeps, [200, 1000]);
@@ -403,7 +405,7 @@ Deno.test("mock server openai-compatible: no key, and streamed deltas concatenat
   const model = createLanguageModel(
     resolveModelConfig("openai-compatible", { env: (name) => env[name] }),
   );
-  const { deltas, finish, error } = await collect(model.stream({ prompt: "x", maxTokens: 20 }));
+  const { deltas, finish, error } = await collect(model, { prompt: "x", maxTokens: 20 });
   assert.equal(error, undefined);
   assert.ok(deltas.length > 10);
   assert.equal(deltas.join(""), answer);
@@ -422,7 +424,8 @@ Deno.test("mock server: a stream that keeps trickling ends at the total timeout"
   for (const provider of PROVIDERS) {
     const { model } = modelFor(server, provider);
     const { deltas, finish, error } = await collect(
-      model.stream({ prompt: "x", timeouts: { connectMs: 2000, readMs: 2000, totalMs: 150 } }),
+      model,
+      { prompt: "x", timeouts: { connectMs: 2000, readMs: 2000, totalMs: 150 } },
     );
     assert.ok(deltas.length > 0 && deltas.length < 400, `${provider}: ${deltas.length} deltas`);
     assert.equal(finish, undefined);

@@ -1,12 +1,12 @@
 import { childEnv } from "./fakes/child_env.ts";
+import { FakeClock } from "./fakes/fake_clock.ts";
 /**
  * Hygiene: with recognizable fake keys, nothing the LLM layer writes — log lines, error
  * messages and data, results, and the demo server's stdout and stderr — contains a key.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../lib/core/mod.ts";
 import { createLanguageModel, ProviderError, resolveModelConfig } from "../lib/llm/mod.ts";
-import { startMockLlmServer } from "../scripts/mock_llm_server.ts";
+import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { rejection } from "./fakes/rejection.ts";
 
 const KEYS: Record<string, string> = {
@@ -55,7 +55,8 @@ Deno.test("redaction: errors, logs and results never contain a key", async () =>
     for (const fault of ["401", "stream-error"]) {
       server.script(fault);
       try {
-        for await (const event of model.stream({ prompt: "x" })) {
+        const onTextDelta = (text: string) => written.push(text);
+        for await (const event of model.stream({ prompt: "x", onTextDelta })) {
           written.push(JSON.stringify(event));
         }
       } catch (error) {

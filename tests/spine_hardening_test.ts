@@ -256,7 +256,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const { startMockLlmServer } = await import("../scripts/mock_llm_server.ts");
+    const { startMockLlmServer } = await import("./fakes/mock_llm_server.ts");
     const { canonicalBaseline } = await import("../lib/generate/mod.ts");
     const partial = structuredClone(canonicalBaseline()) as unknown as Record<string, unknown>;
     delete partial.control;
@@ -300,7 +300,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const { startMockLlmServer } = await import("../scripts/mock_llm_server.ts");
+    const { startMockLlmServer } = await import("./fakes/mock_llm_server.ts");
     await using llm = await startMockLlmServer();
     // Every answer is a 503: without a total bound, four attempts and their pauses follow.
     llm.script("503", "503", "503", "503");

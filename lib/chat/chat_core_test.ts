@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { seededRandom } from "../../tests/fakes/random.ts";
 import { applyNotesPatch, emptyChatState, parseNotesPatch, runNotesActions } from "./chat_state.ts";
 import { affordableTier, entropyForTier, maxTokensForTier } from "./chat_flux_config.ts";
@@ -62,12 +63,12 @@ Deno.test("budget tiers map to the spec's tokens and entropy, degrading to WHISP
 });
 
 Deno.test("EntropyBucket spends, refuses and refills, saying when to retry", () => {
-  let now = 0;
-  const bucket = new EntropyBucket(0.1, { refillSeconds: 60, now: () => now });
+  const clock = new FakeClock(0);
+  const bucket = new EntropyBucket(0.1, { refillSeconds: 60, clock });
   assert.equal(bucket.trySpend(0.08), true);
   assert.equal(bucket.trySpend(0.04), false);
   assert.equal(bucket.retryAfterSeconds(0.04), 12);
-  now = 12_000;
+  clock.current = 12_000;
   assert.equal(bucket.trySpend(0.04), true);
   assert.equal(bucket.retryAfterSeconds(1), Number.POSITIVE_INFINITY);
 });

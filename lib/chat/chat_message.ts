@@ -12,20 +12,20 @@ export interface ChatMessage {
 }
 
 /**
- * A frozen `ChatMessage`. Throws `SynError` `invalid_message` for empty content (the
+ * A frozen `ChatMessage`; the caller dates it (from its `Clock`). Throws `SynError` `invalid_message` for empty content (the
  * spec's `__post_init__` law) and for a timestamp not after `previous` (monotonic per
  * session).
  */
 export function createChatMessage(
   fields:
-    & Omit<ChatMessage, "timestamp" | "correlation_id" | "mode" | "role">
+    & Omit<ChatMessage, "correlation_id" | "mode" | "role">
     & Partial<ChatMessage>,
   previous?: number,
 ): ChatMessage {
   if (typeof fields.content !== "string" || fields.content.trim() === "") {
     throw new SynError("invalid_message", "ChatMessage content cannot be empty");
   }
-  const timestamp = fields.timestamp ?? Date.now() / 1000;
+  const timestamp = fields.timestamp;
   if (previous !== undefined && !(timestamp > previous)) {
     throw new SynError("invalid_message", "ChatMessage timestamps must increase within a session");
   }

@@ -6,7 +6,7 @@ Deno.test("createChatMessage() refuses empty content and non-increasing timestam
   assert.equal(first.role, "user");
   assert.equal(first.mode, "reflect");
   assert.ok(Object.isFrozen(first));
-  assert.throws(() => createChatMessage({ content: "   " }), /cannot be empty/);
+  assert.throws(() => createChatMessage({ content: "   ", timestamp: 1 }), /cannot be empty/);
   assert.throws(
     () => createChatMessage({ content: "x", timestamp: 10 }, first.timestamp),
     /increase/,

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../core/mod.ts";
+import { type Clock, sha256Hex, systemClock, systemTimers, type Timers } from "../core/mod.ts";
 import type { ChatMessage as LlmMessage, LanguageModel } from "../llm/mod.ts";
 import { grantCapability, revokeCapability, type ToolSession } from "../tools/mod.ts";
 import type { ChatErrorCode } from "./chat_event.ts";
@@ -56,7 +56,10 @@ export interface ChatSessionOptions {
   /** Seconds for an empty entropy bucket to fill again (default 60). */
   refillSeconds?: number;
   maxToolRounds?: number;
-  now?: () => number;
+  /** Dates messages, turns, events and traces, and refills the budget (default `systemClock`). */
+  clock?: Clock;
+  /** Flushes held chunks and ends a reply at `stream_timeout` (default `systemTimers`). */
+  timers?: Timers;
 }
 
 /** A message that starts a reply, already checked by the caller. */
@@ -97,18 +100,17 @@ export class ChatSession {
       acrossSessions: options.memoryAcrossSessions,
     });
     this.#checkpoint = checkpoint;
-    const now = options.now ?? Date.now;
-    this.#lastActive = now();
+    this.#lastActive = this.#now();
     this.bucket = new EntropyBucket(options.config.entropy_budget, {
       refillSeconds: options.refillSeconds,
-      now,
+      clock: options.clock,
     });
     options.tools?.setCapabilities(checkpoint.state);
   }
 
   /** Opens a session from its checkpoint (history included), or a new one. */
   static async open(options: ChatSessionOptions): Promise<ChatSession> {
-    const now = (options.now ?? Date.now)();
+    const now = (options.clock ?? systemClock).now();
     const stored = await options.store?.load(options.id);
     return new ChatSession(options, stored ?? newCheckpoint(options.id, now / 1000));
   }
@@ -229,7 +231,7 @@ export class ChatSession {
       };
     }
     this.bucket.trySpend(entropyForTier(tier));
-    const buffer = new ReplyBuffer(message.correlation_id, this.#options.now ?? Date.now);
+    const buffer = new ReplyBuffer(message.correlation_id, this.#options.clock);
     this.#replies.set(message.correlation_id, buffer);
     void this.#serial(() => this.#run(buffer, message, tier)).catch((error) => {
       if (!buffer.done) {
@@ -251,7 +253,7 @@ export class ChatSession {
   }
 
   #now(): number {
-    return (this.#options.now ?? Date.now)();
+    return (this.#options.clock ?? systemClock).now();
   }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {
@@ -288,7 +290,8 @@ export class ChatSession {
     const history = this.#history();
     this.#append("user", message.content);
     const statePre = stateHash(this.#checkpoint.state);
-    const chunks = new ChunkCoalescer(buffer, options.config.buffer_chunks);
+    const timers = options.timers ?? systemTimers;
+    const chunks = new ChunkCoalescer(buffer, options.config.buffer_chunks, timers);
     let done: Extract<DialogueEvent, { type: "done" }> | undefined;
     const toolLines: string[] = [];
     for await (
@@ -303,6 +306,8 @@ export class ChatSession {
         fallback: options.fallback,
         tools: options.tools ? (calls) => options.tools!.callAll(calls) : undefined,
         maxToolRounds: options.maxToolRounds,
+        clock: options.clock,
+        timers,
         trace: (kind, data) =>
           this.#trace(kind, { correlation_id: message.correlation_id, ...data }),
         onText: (text) => chunks.add(text),
@@ -510,17 +515,19 @@ class ChunkCoalescer {
   #size: number;
   #pending = "";
   #count = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timers: Timers;
+  #timer: unknown;
 
-  constructor(buffer: ReplyBuffer, size: number) {
+  constructor(buffer: ReplyBuffer, size: number, timers: Timers) {
     this.#buffer = buffer;
     this.#size = Math.max(1, Math.floor(size));
+    this.#timers = timers;
   }
 
   add(text: string): void {
     this.#pending += text;
     if (this.sent === 0 || ++this.#count >= this.#size) this.flush(false);
-    else this.#timer ??= setTimeout(() => this.flush(false), HOLD_MS);
+    else this.#timer ??= this.#timers.set(() => this.flush(false), HOLD_MS);
   }
 
   side(payload: Record<string, unknown>): void {
@@ -530,7 +537,7 @@ class ChunkCoalescer {
   }
 
   flush(final: boolean): void {
-    clearTimeout(this.#timer);
+    this.#timers.clear(this.#timer);
     this.#timer = undefined;
     if (!this.#pending && !final) return;
     if (!this.#pending && final && this.sent === 0) return;

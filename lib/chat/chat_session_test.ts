@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { mockLanguageModel, ProviderError } from "../llm/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
+import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
+import { type LanguageModel, mockLanguageModel, ProviderError } from "../llm/mod.ts";
 import { ToolSession } from "../tools/mod.ts";
 import type { ChatEvent } from "./chat_event.ts";
 import { DEFAULT_CHAT_FLUX_CONFIG } from "./chat_flux_config.ts";
@@ -126,11 +128,11 @@ Deno.test("an unavailable model gives LLM_UNAVAILABLE then a template reply, the
 });
 
 Deno.test("the budget degrades to WHISPER, then refuses with RATE_LIMITED and retry_after_seconds", async () => {
-  let now = 0;
+  const clock = new FakeClock(0);
   const model = mockLanguageModel("ok");
   const session = await ChatSession.open(
     options(model, {
-      now: () => now,
+      clock,
       config: { ...DEFAULT_CHAT_FLUX_CONFIG, entropy_budget: 0.05 },
     }),
   );
@@ -149,7 +151,7 @@ Deno.test("the budget degrades to WHISPER, then refuses with RATE_LIMITED and re
   assert.ok(!(refused instanceof ReplyBuffer));
   assert.equal(refused.code, "RATE_LIMITED");
   assert.ok((refused.retry_after_seconds ?? 0) >= 1);
-  now += (refused.retry_after_seconds ?? 0) * 1000;
+  clock.current += (refused.retry_after_seconds ?? 0) * 1000;
   assert.ok(
     session.start({ content: "y", mode: "reflect", correlation_id: "cy" }) instanceof ReplyBuffer,
   );
@@ -321,4 +323,42 @@ Deno.test("exactly one SPEECH turn per completed dialogue, and empty messages ar
   const empty = session.start({ content: "  \n", mode: "reflect", correlation_id: "d" });
   assert.equal((empty as { code: string }).code, "INVALID_MESSAGE");
   assert.equal(session.turns.length, 3);
+});
+
+Deno.test("a session dates its events, messages and turns by its clock", async () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const session = await ChatSession.open(options(mockLanguageModel("ok"), { clock }));
+  const events = await collect(
+    expectReply(session.start({ content: "hi", mode: "reflect", correlation_id: "c1" })),
+  );
+  assert.deepEqual(new Set(events.map((event) => event.timestamp)), new Set([1_700_000_000]));
+  assert.equal(session.turns[0].timestamp, 1_700_000_000);
+  assert.equal(session.checkpoint.recent_messages[0].timestamp, 1_700_000_000);
+  assert.equal(session.lastActive, 1_700_000_000_000);
+});
+
+Deno.test("held text goes out when the session's timers fire the hold, not on a real clock", async () => {
+  const timers = new ManualTimers();
+  const chunks = () =>
+    session.reply("c1")!.events.filter((event) => event.event_type === "chunk")
+      .map((event) => event.payload.content);
+  const seen: unknown[] = [];
+  const model: LanguageModel = {
+    ...mockLanguageModel("one two"),
+    async *stream(request) {
+      request.onTextDelta("one ");
+      request.onTextDelta("two");
+      seen.push(chunks(), timers.delays());
+      timers.fire(40);
+      seen.push(chunks());
+      yield { type: "finish", result: await mockLanguageModel("one two").generate({}) };
+    },
+  };
+  const config = { ...DEFAULT_CHAT_FLUX_CONFIG, buffer_chunks: 5, stream_timeout: 30 };
+  const session = await ChatSession.open(options(model, { timers, config }));
+  await collect(
+    expectReply(session.start({ content: "go", mode: "reflect", correlation_id: "c1" })),
+  );
+  assert.deepEqual(seen, [["one "], [30_000, 40], ["one ", "two"]]);
+  assert.equal(timers.pending.size, 0, "the reply's timers are cleared when it ends");
 });

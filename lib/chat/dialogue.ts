@@ -1,4 +1,4 @@
-import { errorMessage } from "../core/mod.ts";
+import { type Clock, errorMessage, systemClock, systemTimers, type Timers } from "../core/mod.ts";
 import type { ChatMessage as LlmMessage, LanguageModel } from "../llm/mod.ts";
 import { ProviderError } from "../llm/mod.ts";
 import type { ToolCall, ToolResult } from "../tools/mod.ts";
@@ -49,7 +49,10 @@ export interface DialogueOptions {
   /** Tool rounds after the first answer (default 4). */
   maxToolRounds?: number;
   trace?: DialogueTrace;
-  now?: () => number;
+  /** Times each model round for the trace (default `systemClock`). */
+  clock?: Clock;
+  /** Fires the reply's `timeoutMs` (default `systemTimers`). */
+  timers?: Timers;
   /**
    * Takes visible text the moment the model's stream decodes it (`onTextDelta`), in the
    * same step as the read that carried it, instead of as a `text` event one scheduling
@@ -77,8 +80,9 @@ export async function* dialogue(
   const trace = options.trace ?? (() => {});
   const maxRounds = options.maxToolRounds ?? 4;
   const messages: LlmMessage[] = [...request.messages];
-  const timeout = AbortSignal.timeout(request.timeoutMs);
-  const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+  const clock = options.clock ?? systemClock;
+  using deadline = replyDeadline(request, options.timers ?? systemTimers);
+  const { signal, timeout } = deadline;
   let content = "";
   let tokensUsed = 0;
   let rounds = 0;
@@ -90,7 +94,7 @@ export async function* dialogue(
     const markers = new MarkerStream();
     const blocks: MarkerBlock[] = [];
     let answer = "";
-    const started = Date.now();
+    const started = clock.now();
     trace("llm_req", {
       round: rounds,
       provider: model.provider,
@@ -122,14 +126,11 @@ export async function* dialogue(
           onTextDelta: onDelta,
         })
       ) {
-        if (event.type === "text-delta") onDelta(event.text);
-        else {
-          tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(event.result.text.length / 4);
-        }
+        tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(event.result.text.length / 4);
         yield* texts();
       }
       trace("llm_stream", { round: rounds, deltas, chars: answer.length });
-      trace("llm_done", { round: rounds, ms: Date.now() - started });
+      trace("llm_done", { round: rounds, ms: clock.now() - started });
     } catch (error) {
       yield* texts();
       const tail = markers.end();
@@ -139,7 +140,7 @@ export async function* dialogue(
       }
       if (stopped()) break;
       if (timeout.aborted) {
-        trace("llm_done", { round: rounds, ms: Date.now() - started, error: "timeout" });
+        trace("llm_done", { round: rounds, ms: clock.now() - started, error: "timeout" });
         yield {
           type: "error",
           code: "STREAM_TIMEOUT",
@@ -148,7 +149,7 @@ export async function* dialogue(
         break;
       }
       if (!fallback && options.fallback && isUnavailable(error)) {
-        trace("llm_done", { round: rounds, ms: Date.now() - started, error: reasonOf(error) });
+        trace("llm_done", { round: rounds, ms: clock.now() - started, error: reasonOf(error) });
         yield {
           type: "error",
           code: "LLM_UNAVAILABLE",
@@ -160,7 +161,7 @@ export async function* dialogue(
         fallback = true;
         continue;
       }
-      trace("llm_done", { round: rounds, ms: Date.now() - started, error: reasonOf(error) });
+      trace("llm_done", { round: rounds, ms: clock.now() - started, error: reasonOf(error) });
       yield {
         type: "error",
         code: "LLM_UNAVAILABLE",
@@ -216,6 +217,24 @@ export async function* dialogue(
     stopped: stopped(),
     rounds,
     fallback,
+  };
+}
+
+/**
+ * The signal a reply runs under: the caller's stop, or `timeoutMs` run out on `timers`
+ * (then `timeout` is aborted too). Disposing it clears the timer.
+ */
+function replyDeadline(request: DialogueRequest, timers: Timers) {
+  const expired = new AbortController();
+  const handle = timers.set(
+    () => expired.abort(new DOMException("The reply took longer than its timeout", "TimeoutError")),
+    request.timeoutMs,
+  );
+  const timeout = expired.signal;
+  return {
+    timeout,
+    signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+    [Symbol.dispose]: () => timers.clear(handle),
   };
 }
 

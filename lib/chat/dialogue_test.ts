@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import type { LanguageModel, StreamEvent } from "../llm/mod.ts";
+import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
 import { mockLanguageModel } from "../llm/mod.ts";
 import { dialogue, type DialogueEvent } from "./dialogue.ts";
 
@@ -43,7 +45,7 @@ Deno.test("dialogue: onText runs inside the model's onTextDelta call, before the
     ...mockLanguageModel(() => ""),
     async *stream(request): AsyncGenerator<StreamEvent> {
       for (const piece of ["one ", "two ", "three"]) {
-        request.onTextDelta!(piece);
+        request.onTextDelta(piece);
         seenInside.push(taken.length);
         await Promise.resolve();
       }
@@ -54,4 +56,43 @@ Deno.test("dialogue: onText runs inside the model's onTextDelta call, before the
   assert.deepEqual(seenInside, [1, 2, 3], "each piece was shown before the model went on");
   assert.deepEqual(taken, ["one ", "two ", "three"]);
   assert.equal(content, "one two three");
+});
+
+Deno.test("dialogue: the stream timeout fires on the given timers and ends the reply with STREAM_TIMEOUT", async () => {
+  const timers = new ManualTimers();
+  const model: LanguageModel = {
+    ...mockLanguageModel(() => ""),
+    // deno-lint-ignore require-yield
+    async *stream(request): AsyncGenerator<StreamEvent> {
+      request.onTextDelta("partial ");
+      assert.deepEqual(timers.delays(), [5_000], "the reply's timeout waits on the given timers");
+      timers.fire(5_000);
+      throw request.signal?.reason;
+    },
+  };
+  const events: DialogueEvent[] = [];
+  for await (const event of dialogue(REQUEST, { model, timers })) events.push(event);
+  assert.deepEqual(events.map((event) => event.type), ["text", "error", "done"]);
+  assert.equal(events[1].type === "error" && events[1].code, "STREAM_TIMEOUT");
+  assert.equal(timers.pending.size, 0);
+});
+
+Deno.test("dialogue: each model round is timed on the given clock", async () => {
+  const clock = new FakeClock(1_000);
+  const model: LanguageModel = {
+    ...mockLanguageModel(() => ""),
+    async *stream(request): AsyncGenerator<StreamEvent> {
+      request.onTextDelta("slow");
+      clock.current += 250;
+      yield { type: "finish", result: await mockLanguageModel(() => "slow").generate({}) };
+    },
+  };
+  const traced: Record<string, unknown>[] = [];
+  const trace = (kind: string, data: Record<string, unknown>) => {
+    if (kind === "llm_done") traced.push(data);
+  };
+  for await (const _ of dialogue(REQUEST, { model, clock, trace })) {
+    // events are checked elsewhere
+  }
+  assert.deepEqual(traced, [{ round: 0, ms: 250 }]);
 });

@@ -1,3 +1,5 @@
+import { type Clock, systemClock } from "../core/mod.ts";
+
 /**
  * A session's entropy budget as a refilling bucket: it holds at most `capacity`
  * (`entropy_budget`), spends what each reply costs, and refills linearly so that an empty
@@ -9,23 +11,23 @@ export class EntropyBucket {
   readonly refillSeconds: number;
   #level: number;
   #at: number;
-  #now: () => number;
+  #clock: Clock;
 
-  /** `now` in ms (injectable); the bucket starts full. */
+  /** The bucket starts full; `clock` (default `systemClock`) measures the refill. */
   constructor(
     capacity: number,
-    options: { refillSeconds?: number; now?: () => number; level?: number } = {},
+    options: { refillSeconds?: number; clock?: Clock; level?: number } = {},
   ) {
     this.capacity = capacity;
     this.refillSeconds = options.refillSeconds ?? 60;
-    this.#now = options.now ?? Date.now;
-    this.#at = this.#now();
+    this.#clock = options.clock ?? systemClock;
+    this.#at = this.#clock.now();
     this.#level = Math.min(capacity, options.level ?? capacity);
   }
 
   /** Entropy available now. */
   available(): number {
-    const now = this.#now();
+    const now = this.#clock.now();
     const rate = this.capacity / this.refillSeconds;
     this.#level = Math.min(this.capacity, this.#level + ((now - this.#at) / 1000) * rate);
     this.#at = now;

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../core/mod.ts";
 import type { ChatEvent, ChatEventType } from "./chat_event.ts";
 
 /** Receives the events of one reply, in order. */
@@ -14,11 +15,12 @@ export class ReplyBuffer {
   readonly events: ChatEvent[] = [];
   readonly abort = new AbortController();
   #listeners = new Set<ReplyListener>();
-  #now: () => number;
+  #clock: Clock;
 
-  constructor(correlationId: string, now: () => number = Date.now) {
+  /** `clock` dates the events. */
+  constructor(correlationId: string, clock: Clock = systemClock) {
     this.correlationId = correlationId;
-    this.#now = now;
+    this.#clock = clock;
   }
 
   get done(): boolean {
@@ -32,7 +34,7 @@ export class ReplyBuffer {
       event_type: type,
       payload: { ...payload, correlation_id: this.correlationId },
       sequence: this.events.length + 1,
-      timestamp: this.#now() / 1000,
+      timestamp: this.#clock.now() / 1000,
     };
     this.events.push(event);
     for (const listener of this.#listeners) {

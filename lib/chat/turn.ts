@@ -30,14 +30,12 @@ const FIELDS = [
   "entropy_cost",
 ] as const;
 
-/** A frozen turn; `id` and `timestamp` are filled when left out. */
-export function createTurn(
-  fields: Omit<Turn, "id" | "timestamp"> & { id?: string; timestamp?: number },
-): Turn {
+/** A frozen turn, dated by the caller (from its `Clock`); `id` is filled when left out. */
+export function createTurn(fields: Omit<Turn, "id"> & { id?: string }): Turn {
   return Object.freeze({
     id: fields.id ?? `turn-${crypto.randomUUID()}`,
     content: fields.content,
-    timestamp: fields.timestamp ?? Date.now() / 1000,
+    timestamp: fields.timestamp,
     source: fields.source,
     turn_type: fields.turn_type,
     state_hash_pre: fields.state_hash_pre,

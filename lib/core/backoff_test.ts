@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { backoffDelay, LABS_BACKOFF } from "./backoff.ts";
-import { FakeClock } from "./clock.ts";
 
 Deno.test("backoffDelay() doubles from 200 ms and caps at 5 s (no jitter at random()=0)", () => {
   const delays = [0, 1, 2, 3, 4, 5, 6].map((retry) => backoffDelay(retry, LABS_BACKOFF, () => 0));

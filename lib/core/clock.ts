@@ -23,27 +23,6 @@ export const systemClock: Clock = {
     }),
 };
 
-/** A clock that never waits: `sleep` records the delay and advances `now`. */
-export class FakeClock implements Clock {
-  current: number;
-  readonly sleeps: number[] = [];
-
-  constructor(start = 0) {
-    this.current = start;
-  }
-
-  now(): number {
-    return this.current;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    this.sleeps.push(ms);
-    this.current += ms;
-    return Promise.resolve();
-  }
-}
-
 /** Timers as a parameter, so timeout logic is tested by firing them by hand. */
 export interface Timers {
   /** Calls `callback` once after `ms`; returns a handle for `clear`. */

@@ -39,7 +39,7 @@ export {
   secretsFromEnv,
   secretsFromUrl,
 } from "./redact.ts";
-export { type Clock, FakeClock, systemClock, systemTimers, type Timers } from "./clock.ts";
+export { type Clock, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
 export {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { FakeClock, readJsonl, SynError } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
+import { readJsonl, SynError } from "../core/mod.ts";
 import type { ModelConfig } from "../llm/mod.ts";
 import {
   createExternalGenerator,

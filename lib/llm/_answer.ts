@@ -12,7 +12,9 @@ const compiled = new WeakMap<object, Promise<JsonSchemaValidator>>();
  * brings one, else the schema compiled by `lib/schema` — the same ajv validator and error
  * format as every other "is this valid" in syn.
  */
-export async function withAnswerValidator(request: GenerateRequest): Promise<GenerateRequest> {
+export async function withAnswerValidator<Request extends GenerateRequest>(
+  request: Request,
+): Promise<Request & GenerateRequest> {
   if (!request.jsonSchema || request.validateJson) return request;
   let validator = compiled.get(request.jsonSchema);
   if (!validator) {

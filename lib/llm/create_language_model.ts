@@ -29,6 +29,7 @@ import type {
   ModelConfig,
   ProviderName,
   StreamEvent,
+  StreamRequest,
   Timeouts,
   Usage,
 } from "./types.ts";
@@ -291,7 +292,7 @@ class HttpLanguageModel implements LanguageModel {
     }
   }
 
-  async *stream(asked: GenerateRequest): AsyncGenerator<StreamEvent> {
+  async *stream(asked: StreamRequest): AsyncGenerator<StreamEvent> {
     const request = await withAnswerValidator(asked);
     const prepared = this.#prepare(request, true);
     const attemptErrors: AttemptError[] = [];
@@ -331,11 +332,11 @@ class HttpLanguageModel implements LanguageModel {
     return response;
   }
 
-  /** One attempt: text deltas as they arrive, then the finished result (or a throw). */
+  /** One attempt: text deltas to `onTextDelta` as they arrive, then the finished result. */
   async *#streamAttempt(
     http: HttpAttempt,
     prepared: Prepared,
-    request: GenerateRequest,
+    request: StreamRequest,
     attempt: number,
     progress: { delivered: number },
   ): AsyncGenerator<StreamEvent> {
@@ -360,8 +361,7 @@ class HttpLanguageModel implements LanguageModel {
         }
         answer.text += delta;
         progress.delivered++;
-        if (request.onTextDelta) request.onTextDelta(delta);
-        else yield { type: "text-delta", text: delta };
+        request.onTextDelta(delta);
       }
       if (step.done) break;
     }

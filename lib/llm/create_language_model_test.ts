@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { FakeClock, responseHash } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
+import { responseHash } from "../core/mod.ts";
 import { createLanguageModel, REQUEST_BODY_LIMIT } from "./create_language_model.ts";
 import { ProviderError } from "./provider_error.ts";
 import { resolveModelConfig } from "./resolve_model_config.ts";
-import type { ProviderName, StreamEvent } from "./types.ts";
+import type { GenerateRequest, LanguageModel, ProviderName, StreamEvent } from "./types.ts";
 import { rejection } from "../../tests/fakes/rejection.ts";
 
 interface Call {
@@ -151,7 +152,7 @@ Deno.test("createLanguageModel() keeps an endpoint's query after the path and ma
   const streamCalls = liveModel("gemini", [geminiOk], {
     env: { ...LIVE_ENV, GEMINI_ENDPOINT: "https://gw.example/v1beta?key=QUERYKEY1234" },
   });
-  await collect(streamCalls.model.stream({ prompt: "x" }));
+  await collect(streamCalls.model, { prompt: "x" });
   assert.equal(
     streamCalls.calls[0].url,
     "https://gw.example/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse&key=QUERYKEY1234",
@@ -341,7 +342,8 @@ Deno.test("createLanguageModel() enforces connect, read and total timeouts on a 
     );
   const total = liveModel("openai", [trickles]);
   const { deltas, finish, error } = await collect(
-    total.model.stream({ prompt: "x", timeouts: { connectMs: 1000, readMs: 1000, totalMs: 80 } }),
+    total.model,
+    { prompt: "x", timeouts: { connectMs: 1000, readMs: 1000, totalMs: 80 } },
   );
   assert.ok(deltas.length > 0 && deltas.length < 80, `${deltas.length} deltas`);
   assert.equal(finish, undefined);
@@ -547,11 +549,8 @@ Deno.test("createLanguageModel() in mock mode answers from the script with the p
   assert.equal(result.provider, "gemini");
   assert.equal(result.mode, "mock");
   assert.equal(result.endpoint, "https://generativelanguage.googleapis.com/v1beta");
-  const text: string[] = [];
-  for await (const event of model.stream({ prompt: "pong" })) {
-    if (event.type === "text-delta") text.push(event.text);
-  }
-  assert.equal(text.join(""), '{"echo":"pong"}');
+  const { deltas } = await collect(model, { prompt: "pong" });
+  assert.equal(deltas.join(""), '{"echo":"pong"}');
 });
 
 function sseResponse(frames: string[]) {
@@ -567,14 +566,19 @@ function sseResponse(frames: string[]) {
     );
 }
 
-async function collect(stream: AsyncIterable<StreamEvent>) {
+/** Runs a stream: deltas as `onTextDelta` took them, the `finish` event, or the error. */
+async function collect(model: LanguageModel, request: GenerateRequest) {
   const deltas: string[] = [];
   let finish: StreamEvent | undefined;
   let error: unknown;
   try {
-    for await (const event of stream) {
-      if (event.type === "text-delta") deltas.push(event.text);
-      else finish = event;
+    for await (
+      const event of model.stream({
+        ...request,
+        onTextDelta: (text) => deltas.push(text),
+      })
+    ) {
+      finish = event;
     }
   } catch (thrown) {
     error = thrown;
@@ -592,7 +596,7 @@ Deno.test("stream() retries a failure before the first delta, then streams", asy
       "data: [DONE]\n\n",
     ]),
   ]);
-  const { deltas, finish, error } = await collect(model.stream({ prompt: "x" }));
+  const { deltas, finish, error } = await collect(model, { prompt: "x" });
   assert.equal(error, undefined);
   assert.deepEqual(deltas, ["he", "llo"]);
   assert.equal(calls.length, 2);
@@ -618,7 +622,7 @@ Deno.test("stream() fails with network_error when the stream ends without its en
       'event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"type":"text_delta","text":"par"}}\n\n',
     ]),
   ]);
-  const { deltas, finish, error } = await collect(model.stream({ prompt: "x" }));
+  const { deltas, finish, error } = await collect(model, { prompt: "x" });
   assert.deepEqual(deltas, ["par"]);
   assert.equal(finish, undefined);
   assert.ok(error instanceof ProviderError);
@@ -628,7 +632,7 @@ Deno.test("stream() fails with network_error when the stream ends without its en
 
 Deno.test("stream() refuses a JSON body where an event stream was asked for, without retry", async () => {
   const { model, calls } = liveModel("openai", [OPENAI_OK]);
-  const { deltas, error } = await collect(model.stream({ prompt: "x" }));
+  const { deltas, error } = await collect(model, { prompt: "x" });
   assert.deepEqual(deltas, []);
   assert.ok(error instanceof ProviderError);
   assert.equal(error.reason, "bad_response");
@@ -640,7 +644,7 @@ Deno.test("stream() reports a stream cut inside an event as network_error", asyn
   const { model } = liveModel("openai", [
     sseResponse(['data: {"choices":[{"delta":{"content":"ab"}}]}\n\ndata: {"choices":[{"del']),
   ]);
-  const { deltas, error } = await collect(model.stream({ prompt: "x" }));
+  const { deltas, error } = await collect(model, { prompt: "x" });
   assert.deepEqual(deltas, ["ab"]);
   assert.ok(error instanceof ProviderError);
   assert.equal(error.reason, "network_error");
@@ -668,7 +672,7 @@ Deno.test("stream() lets a long answer's envelopes pass 1 MiB but caps the answe
   // ~5,000 tokens of text: about 1.1 MiB on the wire, 25 KiB of answer.
   const pieces = Array.from({ length: 5000 }, (_, index) => ` w${index % 10}`);
   const { model } = liveModel("openai", [sseResponse(openAiFrames(pieces))]);
-  const long = await collect(model.stream({ prompt: "x" }));
+  const long = await collect(model, { prompt: "x" });
   assert.equal(long.error, undefined);
   assert.ok(long.finish?.type === "finish");
   assert.ok(long.finish.result.rawSize > 1024 * 1024, `raw ${long.finish.result.rawSize}`);
@@ -676,7 +680,7 @@ Deno.test("stream() lets a long answer's envelopes pass 1 MiB but caps the answe
 
   const huge = Array.from({ length: 17 }, () => "x".repeat(64 * 1024));
   const capped = liveModel("openai", [sseResponse(openAiFrames(huge))]);
-  const over = await collect(capped.model.stream({ prompt: "x" }));
+  const over = await collect(capped.model, { prompt: "x" });
   assert.equal(over.deltas.length, 16);
   assert.ok(over.error instanceof ProviderError);
   assert.equal(over.error.reason, "bad_response");

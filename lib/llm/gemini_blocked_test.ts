@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { createLanguageModel } from "./create_language_model.ts";
 import { ProviderError } from "./provider_error.ts";
 import { resolveModelConfig } from "./resolve_model_config.ts";
@@ -31,9 +31,11 @@ Deno.test("a Gemini prompt blocked in a stream is bad_response naming the reason
     })
   );
   let error: unknown;
+  const deltas: string[] = [];
   try {
-    for await (const _ of instance.stream({ prompt: "x" })) {
-      // nothing arrives
+    const onTextDelta = (text: string) => deltas.push(text);
+    for await (const _ of instance.stream({ prompt: "x", onTextDelta })) {
+      // only a finish could arrive here, and none does
     }
   } catch (thrown) {
     error = thrown;
@@ -41,6 +43,7 @@ Deno.test("a Gemini prompt blocked in a stream is bad_response naming the reason
   assert.ok(error instanceof ProviderError, String(error));
   assert.equal(error.reason, "bad_response");
   assert.match(error.message, /Prompt blocked: SAFETY/);
+  assert.deepEqual(deltas, []);
   assert.equal(calls(), 1);
   assert.deepEqual(clock.sleeps, []);
 });

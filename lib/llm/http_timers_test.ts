@@ -1,30 +1,12 @@
 import assert from "node:assert/strict";
-import type { Timers } from "../core/mod.ts";
+import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
 import { HttpAttempt } from "./_http.ts";
 import type { ProviderError } from "./provider_error.ts";
 
-/** Timers that never fire on their own: the test fires them by kind of limit. */
+/** Hand-fired timers, as the tests below take them apart. */
 function manualTimers() {
-  const pending = new Map<number, { callback: () => void; ms: number }>();
-  let next = 1;
-  const timers: Timers = {
-    set(callback, ms) {
-      pending.set(next, { callback, ms });
-      return next++;
-    },
-    clear(handle) {
-      pending.delete(handle as number);
-    },
-  };
-  const fire = (ms: number) => {
-    for (const [id, timer] of pending) {
-      if (timer.ms === ms) {
-        pending.delete(id);
-        timer.callback();
-      }
-    }
-  };
-  return { timers, fire, pending };
+  const timers = new ManualTimers();
+  return { timers, fire: (ms: number) => timers.fire(ms), pending: timers.pending };
 }
 
 const TIMEOUTS = { connectMs: 5000, readMs: 30000, totalMs: 35000 };

@@ -8,6 +8,7 @@ import type {
   MockScript,
   ProviderName,
   StreamEvent,
+  StreamRequest,
 } from "./types.ts";
 
 /** Options of `mockLanguageModel`: how the model presents itself, and stream chunking. */
@@ -122,14 +123,13 @@ export function mockLanguageModel(
       const { text, json } = await answer(request);
       return result(request, text, json);
     },
-    async *stream(request): AsyncGenerator<StreamEvent> {
+    async *stream(request: StreamRequest): AsyncGenerator<StreamEvent> {
       const { text, json } = await answer(request);
       const characters = [...text];
       for (let index = 0; index < characters.length; index += chunkSize) {
         if (request.signal?.aborted) throw request.signal.reason;
         const piece = characters.slice(index, index + chunkSize).join("");
-        if (request.onTextDelta) request.onTextDelta(piece);
-        else yield { type: "text-delta", text: piece };
+        request.onTextDelta(piece);
       }
       yield { type: "finish", result: result(request, text, json) };
     },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { mockLanguageModel } from "./mock_language_model.ts";
 import { ProviderError } from "./provider_error.ts";
+import type { StreamEvent, StreamRequest } from "./types.ts";
 
 Deno.test("mockLanguageModel() answers from a function and records every call", async () => {
   const model = mockLanguageModel((request, call) => `${call}: ${request.prompt}`);
@@ -48,11 +49,35 @@ Deno.test("mockLanguageModel() streams deltas whose concatenation is the final t
   const model = mockLanguageModel("The quick brown fox jumps over the lazy dog", { chunkSize: 5 });
   const deltas: string[] = [];
   let finalText = "";
-  for await (const event of model.stream({ prompt: "x" })) {
-    if (event.type === "text-delta") deltas.push(event.text);
-    else finalText = event.result.text;
+  const onTextDelta = (text: string) => deltas.push(text);
+  for await (const event of model.stream({ prompt: "x", onTextDelta })) {
+    finalText = event.result.text;
   }
   assert.equal(deltas.length, 9);
   assert.equal(deltas.join(""), finalText);
   assert.equal(finalText, (await model.generate({ prompt: "x" })).text);
+});
+
+Deno.test("stream() hands every delta to onTextDelta and yields only the finish event", async () => {
+  const model = mockLanguageModel("abcdefghij", { chunkSize: 3 });
+  const taken: string[] = [];
+  const yielded: string[] = [];
+  const onTextDelta = (text: string) => taken.push(text);
+  for await (const event of model.stream({ prompt: "x", onTextDelta })) yielded.push(event.type);
+  assert.deepEqual(taken, ["abc", "def", "ghi", "j"]);
+  assert.deepEqual(yielded, ["finish"]);
+});
+
+// `deno test` type-checks this file: were a `text-delta` event or a stream request without
+// `onTextDelta` allowed, the unused `@ts-expect-error` lines would fail the run.
+Deno.test("StreamEvent has no text-delta, and a stream request needs onTextDelta", async () => {
+  async function* yieldsDelta(): AsyncGenerator<StreamEvent> {
+    // @ts-expect-error: text deltas go to onTextDelta, never through the iterator
+    yield { type: "text-delta", text: "x" };
+  }
+  // @ts-expect-error: a stream request without the delta channel is refused
+  const request: StreamRequest = { prompt: "x" };
+  // Only the type checker stands in the way; at run time the objects are what they are.
+  assert.deepEqual(await Array.fromAsync(yieldsDelta()), [{ type: "text-delta", text: "x" }]);
+  assert.equal(request.onTextDelta, undefined);
 });

@@ -29,6 +29,7 @@ export type {
   ModelConfig,
   ProviderName,
   StreamEvent,
+  StreamRequest,
   Timeouts,
   Usage,
 } from "./types.ts";

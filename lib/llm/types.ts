@@ -55,13 +55,17 @@ export interface GenerateRequest {
   timeouts?: Partial<Timeouts>;
   traceId?: string;
   signal?: AbortSignal;
+}
+
+/** One streaming call: a generation request and where its text deltas go. */
+export interface StreamRequest extends GenerateRequest {
   /**
-   * `stream()` only: each text delta is handed here the moment it is decoded, in the same
-   * step as the read that carried it, instead of being yielded as a `text-delta` event
-   * (which reaches the consumer a scheduling turn later, behind every other stream whose
-   * data arrived at the same time). The `finish` event is yielded as usual.
+   * Takes each text delta the moment it is decoded, in the same step as the read that
+   * carried it. This is the only channel for deltas: a delta yielded by an async generator
+   * would reach the consumer a scheduling turn later, behind every other stream whose data
+   * arrived at the same time (see `docs/chat.md` → Numbers).
    */
-  onTextDelta?: (text: string) => void;
+  onTextDelta: (text: string) => void;
 }
 
 /** Token counts as the provider reported them. */
@@ -94,10 +98,11 @@ export interface GenerateResult {
   finishReason?: string;
 }
 
-/** What `stream()` yields: text deltas in order, then exactly one `finish`. */
-export type StreamEvent =
-  | { type: "text-delta"; text: string }
-  | { type: "finish"; result: GenerateResult };
+/**
+ * What `stream()` yields: exactly one `finish`, after every delta went to `onTextDelta`.
+ * Text deltas are never yielded; the type leaves no room for them.
+ */
+export type StreamEvent = { type: "finish"; result: GenerateResult };
 
 /** A model: one provider, one model id, one endpoint. */
 export interface LanguageModel {
@@ -108,11 +113,11 @@ export interface LanguageModel {
   /** One answer; throws `ProviderError` after retries. */
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /**
-   * Text deltas, then a `finish` event whose `result.text` equals the concatenated deltas.
-   * Failures before the first delta are retried; after it, the partial deltas stay
-   * delivered and a `ProviderError` is thrown.
+   * Hands text deltas to `request.onTextDelta`, then yields a `finish` event whose
+   * `result.text` equals the concatenated deltas. Failures before the first delta are
+   * retried; after it, the partial deltas stay delivered and a `ProviderError` is thrown.
    */
-  stream(request: GenerateRequest): AsyncIterable<StreamEvent>;
+  stream(request: StreamRequest): AsyncIterable<StreamEvent>;
 }
 
 /** Everything needed to build a model, resolved once (flags > env > defaults) and frozen. */

@@ -7,11 +7,7 @@ import {
 } from "../../lib/chat/mod.ts";
 import { ChatGateway } from "../../lib/cli/_chat_gateway.ts";
 import { serveWebSocketHttp } from "../../lib/cli/_web_socket_server.ts";
-import {
-  type MockLlmServer,
-  type MockProvider,
-  startMockLlmServer,
-} from "../../scripts/mock_llm_server.ts";
+import { type MockLlmServer, type MockProvider, startMockLlmServer } from "./mock_llm_server.ts";
 
 /** A chat event as the client sees it. */
 export interface WireEvent {
