@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { McpServer } from "@modelcontextprotocol/server";
-import { FakeClock } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { McpHttpEndpoint, startMcpHttpServer } from "./mcp_http_server.ts";
 
 /** A tool set other than the validator's: the server takes any factory. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../core/mod.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { McpSessionTable } from "./mcp_session_table.ts";
 
 class Session {
