@@ -1,8 +1,16 @@
 import { resolve } from "node:path";
-import { errorMessage, neutralizeTerminalText, UsageError } from "../core/mod.ts";
+import {
+  errorMessage,
+  isLoopbackHostname,
+  neutralizeTerminalText,
+  newServerToken,
+  serveLocal,
+  UsageError,
+} from "../core/mod.ts";
 import {
   type ChatEvent,
   type ChatFluxConfig,
+  ChatGateway,
   type ChatSession,
   DEFAULT_CHAT_FLUX_CONFIG,
   MemoryStore,
@@ -21,8 +29,6 @@ import {
   leaveRoot,
   openChatSession,
 } from "./_chat_backend.ts";
-import { ChatGateway } from "./_chat_gateway.ts";
-import { serveWebSocketHttp } from "./_web_socket_server.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help =
@@ -109,6 +115,11 @@ const OPTIONS = {
   port: { type: "string" },
   "ready-file": { type: "string" },
   "session-ttl-s": { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+  "no-auth": { type: "boolean" },
+  "max-sessions": { type: "string" },
+  "max-connections": { type: "string" },
+  "max-connections-per-peer": { type: "string" },
 } as const;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
@@ -244,7 +255,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
     }
   } finally {
     if (listening) Deno.removeSignalListener("SIGINT", onInterrupt);
-    await session.checkpointNow().catch(() => {});
+    await session.close().catch(() => {});
     await leaveRoot(env, say);
   }
   return EXIT.ok;
@@ -391,29 +402,36 @@ async function slashCommand(
 async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
   const host = values.host ?? "127.0.0.1";
   const port = numberFlag("port", values.port, { integer: true, min: 0, max: 65535 }) ?? 0;
-  const ttl = numberFlag("session-ttl-s", values["session-ttl-s"], { min: 1, max: 7 * 86400 }) ??
-    1800;
+  const token = serverToken(values, host, io);
   const log = (line: string) => void io.stderr(`${line}\n`);
   const gateway = new ChatGateway({
     config: env.config,
     persistent: env.stateDir !== undefined,
-    sessionTtlSeconds: ttl,
+    sessionTtlSeconds:
+      numberFlag("session-ttl-s", values["session-ttl-s"], { min: 1, max: 7 * 86400 }) ?? 1800,
+    maxSessions: countFlag(values, "max-sessions"),
+    maxSockets: countFlag(values, "max-connections"),
+    maxSocketsPerPeer: countFlag(values, "max-connections-per-peer"),
     openSession: (id, agent) => openChatSession(env, id, agent, io),
     log,
   });
   const stopping = new AbortController();
-  const server = serveWebSocketHttp(
-    { hostname: host, port, signal: stopping.signal },
-    gateway.handle,
-  );
-  const address = server.addr;
-  const shownHost = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-  const url = `http://${shownHost}:${address.port}/`;
+  const served = serveLocal({
+    hostname: host,
+    port,
+    signal: stopping.signal,
+    token,
+    allowHosts: values["allow-host"],
+    onListenerError: (error) =>
+      log(`chat:listener_error ${neutralizeTerminalText(errorMessage(error))}; listening again`),
+  }, gateway.handle);
+  const { addr } = served.server;
+  const url = token === undefined ? served.url : `${served.url}?token=${token}`;
   const readyFile = values["ready-file"] ? resolve(io.cwd, values["ready-file"]) : undefined;
-  if (readyFile) {
-    await Deno.writeTextFile(
-      readyFile,
-      `${JSON.stringify({ host: address.hostname, port: address.port, url })}\n`,
+  if (readyFile) await writeReadyFile(readyFile, { host: addr.hostname, port: addr.port, url });
+  if (token === undefined) {
+    log(
+      `chat:no_auth anyone who can reach ${served.url} on this machine can use every session and tool`,
     );
   }
   log(
@@ -422,24 +440,58 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     } state_dir=${env.stateDir ?? "(none: nothing is saved)"} root=${env.root}`,
   );
   const stop = () => stopping.abort();
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.addSignalListener(signal, stop);
-    } catch {
-      // not available here
-    }
-  }
-  await server.finished;
-  gateway.close();
+  onStopSignals(stop, true);
+  await served.server.finished;
+  await gateway.close();
   if (readyFile) await Deno.remove(readyFile).catch(() => {});
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.removeSignalListener(signal, stop);
-    } catch {
-      // not available here
-    }
-  }
+  onStopSignals(stop, false);
   await leaveRoot(env, log);
   log("chat:stopped");
   return EXIT.ok;
+}
+
+/**
+ * The gateway's bearer token: `SYN_SERVER_TOKEN`, else 256 fresh random bits. `--no-auth`
+ * serves without one, and only on a loopback address; a wider bind always needs one.
+ */
+function serverToken(values: Values, host: string, io: CliIo): string | undefined {
+  if (!values["no-auth"]) {
+    const given = io.env("SYN_SERVER_TOKEN");
+    if (given && given.length < 32) {
+      throw new UsageError(
+        "SYN_SERVER_TOKEN must be at least 32 characters (or unset: one is made)",
+      );
+    }
+    return given || newServerToken();
+  }
+  if (!isLoopbackHostname(host)) {
+    throw new UsageError(
+      `--no-auth is refused on ${host}: without a token anyone on the network could use every session and tool`,
+    );
+  }
+  return undefined;
+}
+
+function countFlag(
+  values: Values,
+  name: "max-sessions" | "max-connections" | "max-connections-per-peer",
+) {
+  return numberFlag(name, values[name], { integer: true, min: 1, max: 100_000 });
+}
+
+/** The ready file holds the token: created 0600, and an older file's mode is fixed too. */
+async function writeReadyFile(path: string, ready: { host: string; port: number; url: string }) {
+  await Deno.writeTextFile(path, `${JSON.stringify(ready)}\n`, { mode: 0o600 });
+  await Deno.chmod(path, 0o600);
+}
+
+function onStopSignals(stop: () => void, listen: boolean): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      if (listen) Deno.addSignalListener(signal, stop);
+      else Deno.removeSignalListener(signal, stop);
+    } catch {
+      // not available here
+    }
+  }
 }

@@ -7,6 +7,7 @@ export const SECRET_ENV_NAMES: readonly string[] = [
   "OPENAI_API_KEY",
   "GEMINI_API_KEY",
   "ANTHROPIC_API_KEY",
+  "SYN_SERVER_TOKEN",
 ];
 
 /** Secret values found in an environment (short values are ignored: they would mask noise). */
