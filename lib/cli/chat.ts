@@ -38,6 +38,7 @@ Usage:
   syn chat [--session ID] [--state-dir DIR] [--root DIR] [--engine E] [options]
   syn chat serve [--host H] [--port N] [--ready-file F] [--state-dir DIR] [--root DIR]
                  [--engine E] [--stream-timeout-s S] [--entropy-budget B] [--session-ttl-s S]
+                 [--allow-host NAME] [--no-auth] [--max-sessions N] [--max-connections N]
 
 The REPL streams replies as they arrive and shows tool calls and their results compactly.
 Ctrl-C stops the current reply without ending the session; Ctrl-D or /quit ends it. Piped
@@ -74,6 +75,10 @@ Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?sess
 (client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
 wire protocol 1.0.0 (see docs/chat.md). A disconnect never cancels a reply; reconnect and
 send {"action":"resume","data":{"correlation_id":…,"after_sequence":N}}.
+Every request needs the server's token: open the URL printed on the chat:ready line
+(http://127.0.0.1:PORT/?token=…; the page then keeps it in a cookie); other clients send
+"Authorization: Bearer <token>" or, for a WebSocket, ?token=. The token is SYN_SERVER_TOKEN
+(32+ characters) or a fresh 256-bit one per start, also written to --ready-file (mode 0600).
 
 Options:
   --session ID          session id (letters, digits, - and _; default: a new one)
@@ -84,13 +89,22 @@ Options:
   --shell-allow LIST    programs added to the shell allowlist (comma-separated)
   --log-content         write chat content into traces
   --stream-timeout-s S  longest a reply may take (default 30)
-  --entropy-budget B    entropy a session may spend before RATE_LIMITED (default 0.10)
+  --entropy-budget B    entropy a session (and, served, each peer address) may spend before
+                        RATE_LIMITED (default 0.10)
   --host H, --port N    (serve) where to listen (default 127.0.0.1, port 0 = any free)
   --ready-file F        (serve) written once listening: {"host","port","url"}; removed on exit
-  --session-ttl-s S     (serve) idle seconds before a session leaves memory (default 1800)
+  --session-ttl-s S     (serve) idle seconds before a session is closed (default 1800)
+  --allow-host NAME     (serve) another name the Host may carry (repeatable; loopback names
+                        and the bound address are always allowed)
+  --no-auth             (serve) no token: anyone who can reach the port on this machine may use
+                        every session and tool; accepted only on a loopback address
+  --max-sessions N      (serve) sessions held at once (default 64)
+  --max-connections N   (serve) open WebSockets at once (default 256)
+  --max-connections-per-peer N  (serve) open WebSockets of one address (default 64)
   -h, --help            show this help
 
-Environment: SYN_STATE_DIR, SYN_CHAT_KEY, the provider keys and *_MODEL / *_ENDPOINT.
+Environment: SYN_STATE_DIR, SYN_CHAT_KEY, SYN_SERVER_TOKEN, the provider keys and
+*_MODEL / *_ENDPOINT.
 
 Examples:
   syn chat
