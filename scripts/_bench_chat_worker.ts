@@ -21,6 +21,8 @@ export interface ClientTask {
   port: number;
   prefix: string;
   spreadMs: number;
+  /** The server's bearer token, sent as the `token` query parameter. */
+  token?: string;
 }
 
 export interface ClientResult {
@@ -68,7 +70,13 @@ function converse(socket: WebSocket, id: string, delayMs: number): Promise<Clien
 async function clients(task: ClientTask): Promise<ClientResult[]> {
   const ids = Array.from({ length: task.sessions }, (_, i) => `${task.prefix}-${i}`);
   const sockets = await Promise.all(
-    ids.map((id) => open(`ws://127.0.0.1:${task.port}/chat/kgent?session=${id}`)),
+    ids.map((id) =>
+      open(
+        `ws://127.0.0.1:${task.port}/chat/kgent?session=${id}${
+          task.token ? `&token=${task.token}` : ""
+        }`,
+      )
+    ),
   );
   return await Promise.all(
     sockets.map((socket, i) => converse(socket, ids[i], (task.spreadMs * i) / task.sessions)),

@@ -6,7 +6,7 @@
  * paced by the socket's drain instead of tripping the same cap.
  */
 import assert from "node:assert/strict";
-import { MAX_BUFFERED_BYTES } from "../lib/cli/_chat_gateway.ts";
+import { MAX_BUFFERED_BYTES } from "../lib/chat/mod.ts";
 import { gatewayFixture } from "./fakes/chat_gateway.ts";
 
 /** The close code of the first close frame in a stream of server frames, if any. */
@@ -56,7 +56,7 @@ Deno.test({
     const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     const key = btoa("backpressure-key");
     await conn.write(new TextEncoder().encode(
-      `GET /observe/kgent?session=slow HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
+      `GET /observe/kgent?session=slow&token=${fixture.token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
         `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
     ));
     const sender = await fixture.ws("/perturb/kgent?session=slow");

@@ -140,9 +140,12 @@ Deno.test({
   },
 });
 
-async function startServe(dir: string, env: Record<string, string>) {
+async function startServe(dir: string, env: Record<string, string>, extra: string[] = []) {
   const readyFile = join(dir, "ready.json");
   await Deno.remove(readyFile).catch(() => {});
+  // A file left from before, readable by all: the token must not stay readable.
+  await Deno.writeTextFile(readyFile, "", { mode: 0o644 });
+  await Deno.chmod(readyFile, 0o644);
   const child = new Deno.Command(SELF_COMMAND[0], {
     args: [
       ...SELF_COMMAND.slice(1),
@@ -156,6 +159,7 @@ async function startServe(dir: string, env: Record<string, string>) {
       join(dir, "state"),
       "--root",
       dir,
+      ...extra,
     ],
     clearEnv: true,
     env: childEnv(env),
@@ -166,7 +170,14 @@ async function startServe(dir: string, env: Record<string, string>) {
   for (let i = 0; i < 300; i++) {
     try {
       const ready = JSON.parse(await Deno.readTextFile(readyFile));
-      return { child, ready: ready as { host: string; port: number; url: string }, readyFile };
+      const token = new URL(ready.url).searchParams.get("token") ?? "";
+      return {
+        child,
+        ready: ready as { host: string; port: number; url: string },
+        readyFile,
+        token,
+        mode: (await Deno.stat(readyFile)).mode! & 0o777,
+      };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -192,9 +203,12 @@ Deno.test({
     const env = { OPENAI_API_KEY: "sk-test-key-0000000000000000", OPENAI_ENDPOINT: llm.openaiUrl };
     const first = await startServe(dir, env);
     assert.equal(first.ready.host, "127.0.0.1");
-    assert.equal(first.ready.url, `http://127.0.0.1:${first.ready.port}/`);
+    assert.match(first.token, /^[0-9a-f]{64}$/, "a 256-bit token is generated");
+    assert.equal(first.ready.url, `http://127.0.0.1:${first.ready.port}/?token=${first.token}`);
+    assert.equal(first.mode, 0o600, "the ready file holds the token: mode 0600");
     const socket = await TestSocket.open(
       `ws://127.0.0.1:${first.ready.port}/chat/kgent?session=keep`,
+      { authorization: `Bearer ${first.token}` },
     );
     socket.message("remember the blue door", "c1");
     await socket.done("c1");
@@ -206,8 +220,9 @@ Deno.test({
     await socket.closed;
 
     const second = await startServe(dir, env);
+    assert.notEqual(second.token, first.token, "each start has its own token");
     const again = await TestSocket.open(
-      `ws://127.0.0.1:${second.ready.port}/chat/kgent?session=keep`,
+      `ws://127.0.0.1:${second.ready.port}/chat/kgent?session=keep&token=${second.token}`,
     );
     again.message("what did I ask you to remember?", "c3");
     await again.done("c3");
@@ -226,6 +241,43 @@ Deno.test({
       Deno.errors.NotFound,
       "ready file left behind",
     );
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name:
+    "syn chat serve: a wide bind needs a token (exit 2), --no-auth is loopback only, SYN_SERVER_TOKEN is used",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir());
+    for (const host of ["0.0.0.0", "::"]) {
+      const refused = await runChat(["serve", "--host", host, "--no-auth"], "", {}, dir);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /--no-auth is refused on/);
+      assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
+    }
+    const token = "t".repeat(40);
+    const served = await startServe(dir, { SYN_SERVER_TOKEN: token });
+    assert.equal(served.token, token);
+    const health = `http://127.0.0.1:${served.ready.port}/health`;
+    const allowed = await fetch(health, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(allowed.status, 200);
+    await allowed.body?.cancel();
+    const denied = await fetch(health);
+    assert.equal(denied.status, 401);
+    await denied.body?.cancel();
+    served.child.kill("SIGTERM");
+    await served.child.status;
+    await served.child.stderr.cancel();
+    const open = await startServe(dir, {}, ["--no-auth"]);
+    assert.equal(open.token, "");
+    const response = await fetch(`http://127.0.0.1:${open.ready.port}/health`);
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+    open.child.kill("SIGTERM");
+    const stderr = new TextDecoder().decode((await open.child.output()).stderr);
+    assert.match(stderr, /chat:no_auth anyone who can reach/);
     await Deno.remove(dir, { recursive: true });
   },
 });

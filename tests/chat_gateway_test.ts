@@ -245,7 +245,8 @@ Deno.test({
   ...TEST,
   name: "gateway: 200 concurrent sessions each get their whole reply",
   async fn() {
-    await using fixture = await gatewayFixture({ chunkSize: 6 });
+    // One peer drives all 200: its budget (shared by its sessions) is raised to match.
+    await using fixture = await gatewayFixture({ chunkSize: 6, config: { entropy_budget: 1000 } });
     const sockets = await Promise.all(
       Array.from({ length: 200 }, (_, i) => fixture.ws(`/chat/kgent?session=load${i}`)),
     );
@@ -263,46 +264,19 @@ Deno.test({
   name: "gateway serves the chat page and refuses sockets without a session",
   async fn() {
     await using fixture = await gatewayFixture();
-    const http = fixture.url.replace("ws:", "http:");
-    const page = await fetch(`${http}/`);
+    const http = fixture.httpUrl;
+    const page = await fetch(`${http}/?token=${fixture.token}`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<title>syn chat<\/title>/);
     assert.match(page.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-    const missing = await fetch(`${http}/chat/kgent`, { headers: { upgrade: "websocket" } });
+    const auth = { authorization: `Bearer ${fixture.token}` };
+    const missing = await fetch(`${http}/chat/kgent`, {
+      headers: { ...auth, upgrade: "websocket" },
+    });
     assert.equal(missing.status, 400);
     await missing.body?.cancel();
-    const nowhere = await fetch(`${http}/elsewhere`);
+    const nowhere = await fetch(`${http}/elsewhere`, { headers: auth });
     assert.equal(nowhere.status, 404);
     await nowhere.body?.cancel();
-  },
-});
-
-Deno.test({
-  name:
-    "gateway: a WebSocket from another site's page is refused (403); the gateway's own page and non-browser clients are let in",
-  ...TEST,
-  async fn() {
-    await using fixture = await gatewayFixture();
-    const port = Number(new URL(fixture.url).port);
-    const open = async (origin: string | undefined) => {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-      const head = `GET /chat/kgent?session=o1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
-        `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${
-          btoa("origin-test-key!")
-        }\r\n` +
-        `Sec-WebSocket-Version: 13\r\n${origin ? `Origin: ${origin}\r\n` : ""}\r\n`;
-      await conn.write(new TextEncoder().encode(head));
-      const buffer = new Uint8Array(4096);
-      const read = await Promise.race([
-        conn.read(buffer),
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
-      ]);
-      conn.close();
-      return new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0];
-    };
-    assert.match(await open("http://evil.example"), /^HTTP\/1\.1 403 /);
-    assert.match(await open(`http://localhost:${port}`), /^HTTP\/1\.1 403 /);
-    assert.match(await open(`http://127.0.0.1:${port}`), /^HTTP\/1\.1 101 /);
-    assert.match(await open(undefined), /^HTTP\/1\.1 101 /);
   },
 });

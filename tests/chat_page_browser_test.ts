@@ -1,11 +1,14 @@
 /**
- * The chat page in headless Chromium (playwright-core, Debian's chromium): type and see
- * the reply stream in, stop a reply, reload in the middle of a reply and see it complete.
- * Skipped, with a message, where no Chromium is installed.
+ * The chat page in headless Chromium (playwright-core, Debian's chromium), opened the way a
+ * user opens it — the printed URL with its token: type and see the reply stream in, stop
+ * a reply, reload (without the token: the cookie carries it, on the page and on its
+ * WebSocket) in the middle of a reply and see it complete; a crafted `?agent=` cannot make
+ * it join a session other than the one it shows. Skipped, with a message, where no
+ * Chromium is installed.
  */
 import assert from "node:assert/strict";
 import { findChromium, launchChromium } from "../lib/preview/mod.ts";
-import { gatewayFixture } from "./fakes/chat_gateway.ts";
+import { type GatewayFixture, gatewayFixture } from "./fakes/chat_gateway.ts";
 
 const CHROMIUM = findChromium((name) => Deno.env.get(name));
 if (!CHROMIUM) {
@@ -17,8 +20,14 @@ if (!CHROMIUM) {
 const LONG = "The quick brown fox jumps over the lazy dog. ".repeat(12).trim();
 
 async function withPage(
-  fn: (page: import("playwright-core").Page, url: string, errors: string[]) => Promise<void>,
+  fn: (
+    page: import("playwright-core").Page,
+    url: string,
+    errors: string[],
+    fixture: GatewayFixture,
+  ) => Promise<void>,
   frameDelayMs = 0,
+  query = "session=page1",
 ) {
   await using fixture = await gatewayFixture({
     answer: (prompt) => (prompt.includes("long") ? LONG : `Hello! You wrote: ${prompt}`),
@@ -30,10 +39,12 @@ async function withPage(
   const errors: string[] = [];
   page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
   page.on("pageerror", (error) => errors.push(String(error)));
-  const url = fixture.url.replace("ws:", "http:") + "/?session=page1";
-  await page.goto(url);
+  // What the user opens: the printed URL, token included.
+  await page.goto(`${fixture.httpUrl}/?token=${fixture.token}&${query}`);
   await page.waitForSelector("#status:text('connected')", { timeout: 10_000 });
-  await fn(page, url, errors);
+  const url = `${fixture.httpUrl}/?${query}`;
+  assert.equal(page.url(), url, "the token stays out of the address bar");
+  await fn(page, url, errors, fixture);
 }
 
 const TEST = { sanitizeResources: false, sanitizeOps: false, ignore: !CHROMIUM };
@@ -96,12 +107,14 @@ Deno.test({
   ...TEST,
   name: "chat page: a reload in the middle of a reply resumes it to the end",
   async fn() {
-    await withPage(async (page, url, errors) => {
+    await withPage(async (page, url, errors, fixture) => {
       await page.fill("#input", "a long answer please");
       await page.press("#input", "Enter");
       await until(async () => ((await assistantTexts(page))[0] ?? "").length > 5, "the first text");
       const partial = await page.textContent(".msg.assistant") ?? "";
       assert.ok(partial.length < LONG.length, "the reply finished before the reload");
+      // No token in this address: the page and its WebSocket upgrade carry the cookie.
+      const before = fixture.upgradeChannels.length;
       await page.goto(url);
       await until(
         async () => (await assistantTexts(page)).includes(LONG),
@@ -110,6 +123,23 @@ Deno.test({
       );
       assert.equal(await page.textContent(".msg.user"), "a long answer please");
       assert.deepEqual(errors, []);
+      assert.deepEqual(fixture.upgradeChannels.slice(before), ["cookie"], "the upgrade's token");
     }, 20);
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "chat page: a crafted ?agent= cannot hide the session it joins",
+  async fn() {
+    await withPage(
+      async (page, _url, _errors, fixture) => {
+        assert.equal(await page.textContent("#session"), "session mine");
+        assert.deepEqual(fixture.gateway.sessionIds(), ["mine"]);
+        assert.match(await page.textContent(".msg.error") ?? "", /not an agent name/);
+      },
+      0,
+      "session=mine&agent=kgent%3Fsession%3Dvictim%26",
+    );
   },
 });

@@ -23,11 +23,14 @@ Deno.test("the preview handler serves the page, its fixed files and the document
   const store = await loadSchemaStore();
   const document = previewDocument(store, "a.json", JSON.parse(await Deno.readTextFile(BASELINE)));
   const content = { files: await loadPageFiles(), documents: [document] };
-  const get = (path: string, init: RequestInit & { host?: string } = {}) =>
+  const get = (path: string, init: RequestInit & { host?: string; origin?: string } = {}) =>
     handlePreviewRequest(
       new Request(`http://127.0.0.1:4000${path}`, {
         ...init,
-        headers: { host: init.host ?? "127.0.0.1:4000" },
+        headers: {
+          host: init.host ?? "127.0.0.1:4000",
+          ...(init.origin ? { origin: init.origin } : {}),
+        },
       }),
       content,
       4000,
@@ -48,7 +51,9 @@ Deno.test("the preview handler serves the page, its fixed files and the document
   assert.equal(get("/asset.json?doc=1").status, 404);
   assert.equal(get("/asset.json?doc=-1").status, 404);
   assert.equal(get("/", { host: "evil.example:4000" }).status, 421, "DNS rebinding");
-  assert.equal(get("/", { host: "127.0.0.1:4001" }).status, 421);
+  const rebound = { host: "evil.example:4000", origin: "http://evil.example:4000" };
+  assert.equal(get("/asset.json?doc=0", rebound).status, 421, "DNS rebinding, matching Origin");
+  assert.equal(get("/asset.json?doc=0", { origin: "http://evil.example" }).status, 403);
   assert.equal(get("/", { host: "localhost:4000" }).status, 200);
   assert.equal(get("/", { method: "POST" }).status, 405);
 });

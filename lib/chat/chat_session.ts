@@ -92,6 +92,7 @@ export class ChatSession {
   #queue: Promise<unknown> = Promise.resolve();
   #lastActive: number;
   #memory: SessionMemory | undefined;
+  #closed = false;
 
   private constructor(options: ChatSessionOptions, checkpoint: Checkpoint) {
     this.id = options.id;
@@ -108,11 +109,39 @@ export class ChatSession {
     options.tools?.setCapabilities(checkpoint.state);
   }
 
-  /** Opens a session from its checkpoint (history included), or a new one. */
+  /**
+   * Opens a session from its checkpoint (history included), or a new one. Capabilities
+   * granted in an earlier run come back pending, not granted: a grant belongs to whoever
+   * made it, for as long as their run lasts, and whoever opens the session next — another
+   * terminal, any WebSocket client — must grant it again.
+   */
   static async open(options: ChatSessionOptions): Promise<ChatSession> {
     const now = (options.clock ?? systemClock).now();
     const stored = await options.store?.load(options.id);
-    return new ChatSession(options, stored ?? newCheckpoint(options.id, now / 1000));
+    return new ChatSession(
+      options,
+      stored ? withGrantsPending(stored) : newCheckpoint(options.id, now / 1000),
+    );
+  }
+
+  /**
+   * Ends the session: stops its running replies, writes its checkpoint, and frees what it
+   * holds — the tool sandbox (a worker), the http cache, its view of the memory store (the
+   * shared store stays open for the other sessions). Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const reply of this.#replies.values()) {
+      if (!reply.done) reply.abort.abort(new DOMException("session closed", "AbortError"));
+    }
+    try {
+      await this.#serial(() => this.#save());
+    } finally {
+      this.#options.tools?.close();
+      this.#memory?.close();
+      this.#memory = undefined;
+    }
   }
 
   get checkpoint(): Checkpoint {
@@ -128,20 +157,8 @@ export class ChatSession {
     return this.#turns;
   }
 
-  /**
-   * Releases what the session holds (its memory view; the shared store stays open). Running
-   * replies are stopped; a closed session remembers nothing more.
-   */
-  close(): void {
-    for (const reply of this.#replies.values()) {
-      if (!reply.done) reply.abort.abort(new DOMException("session closed", "AbortError"));
-    }
-    this.#memory?.close();
-    this.#memory = undefined;
-  }
-
-  [Symbol.dispose](): void {
-    this.close();
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** The reply of a correlation id (for `resume`). */
@@ -198,7 +215,11 @@ export class ChatSession {
    * Starts a reply, or refuses the message before it starts (a duplicate correlation id,
    * an unknown mode, an empty budget). The returned buffer fills as the reply runs.
    */
-  start(message: IncomingMessage): ReplyBuffer | Refusal {
+  start(
+    message: IncomingMessage,
+    options: { clientBudget?: EntropyBucket } = {},
+  ): ReplyBuffer | Refusal {
+    if (this.#closed) return { code: "SESSION_EXPIRED", message: "This session is closed" };
     const now = this.#now();
     this.#lastActive = now;
     try {
@@ -221,16 +242,19 @@ export class ChatSession {
         message: `Unknown mode: ${message.mode.slice(0, 40)} (use ${DIALOGUE_MODES.join(", ")})`,
       };
     }
-    const tier = this.#affordableTier();
+    const buckets = options.clientBudget ? [this.bucket, options.clientBudget] : [this.bucket];
+    const tier = affordableTier(buckets);
     if (!tier) {
-      const retry = this.bucket.retryAfterSeconds(entropyForTier("WHISPER"));
+      const retry = Math.max(
+        ...buckets.map((bucket) => bucket.retryAfterSeconds(entropyForTier("WHISPER"))),
+      );
       return {
         code: "RATE_LIMITED",
         message: "Token budget exhausted",
         retry_after_seconds: retry,
       };
     }
-    this.bucket.trySpend(entropyForTier(tier));
+    for (const bucket of buckets) bucket.trySpend(entropyForTier(tier));
     const buffer = new ReplyBuffer(message.correlation_id, this.#options.clock);
     this.#replies.set(message.correlation_id, buffer);
     void this.#serial(() => this.#run(buffer, message, tier)).catch((error) => {
@@ -243,13 +267,6 @@ export class ChatSession {
       }
     });
     return buffer;
-  }
-
-  #affordableTier(): BudgetTier | undefined {
-    const available = this.bucket.available();
-    if (entropyForTier("DIALOGUE") <= available + 1e-12) return "DIALOGUE";
-    if (entropyForTier("WHISPER") <= available + 1e-12) return "WHISPER";
-    return undefined;
   }
 
   #now(): number {
@@ -546,4 +563,23 @@ class ChunkCoalescer {
     this.#pending = "";
     this.#count = 0;
   }
+}
+
+/** The richest tier every bucket can pay for (the session's and the client's). */
+function affordableTier(buckets: readonly EntropyBucket[]): BudgetTier | undefined {
+  const available = Math.min(...buckets.map((bucket) => bucket.available()));
+  if (entropyForTier("DIALOGUE") <= available + 1e-12) return "DIALOGUE";
+  if (entropyForTier("WHISPER") <= available + 1e-12) return "WHISPER";
+  return undefined;
+}
+
+/** A stored checkpoint whose granted capabilities wait for a new grant (see `open`). */
+function withGrantsPending(checkpoint: Checkpoint): Checkpoint {
+  const state = checkpoint.state;
+  if (state.capabilities_granted.length === 0) return checkpoint;
+  const pending = [...new Set([...state.capabilities_pending, ...state.capabilities_granted])];
+  return {
+    ...checkpoint,
+    state: { ...state, capabilities_granted: [], capabilities_pending: pending },
+  };
 }

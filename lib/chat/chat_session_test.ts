@@ -302,8 +302,8 @@ Deno.test("memoryAcrossSessions opts a session in to other sessions' memory; clo
   );
   assert.match(model.calls[0].system ?? "", /teal shaders/);
   assert.equal(memory.openSessions, 2);
-  first.close();
-  second[Symbol.dispose]();
+  await first.close();
+  await second[Symbol.asyncDispose]();
   assert.equal(memory.openSessions, 0);
   memory.close();
 });

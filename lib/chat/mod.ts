@@ -3,7 +3,8 @@
  * Streaming agent chat: turns and wire events (K-gent chat API 1.0.0), the session state,
  * NOTES and TOOL_CALLS protocols and checkpoints (Spectator contracts), the dialogue loop
  * whose tool calls run in the `lib/tools` sandbox, budgets, traces and BM25 memory. No
- * socket or terminal code: the gateway and the REPL in `lib/cli` drive a `ChatSession`.
+ * terminal code; the WebSocket gateway is a web-standard handler (`ChatGateway.handle`) that
+ * `lib/cli` serves behind the edge of `lib/core/serve_local.ts`.
  *
  * ```ts
  * import { ChatSession, DEFAULT_CHAT_FLUX_CONFIG, templateModel } from "./mod.ts";
@@ -73,6 +74,21 @@ export {
   type Refusal,
 } from "./chat_session.ts";
 export { TEMPLATE_LABEL, templateModel } from "./template_model.ts";
+export {
+  AGENT_NAME,
+  ChatGateway,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SOCKETS,
+  DEFAULT_MAX_SOCKETS_PER_PEER,
+  type GatewayOptions,
+  MAX_BUFFERED_BYTES,
+  MAX_FRAME_BYTES,
+  parseFrame,
+  PROTOCOL_VERSION,
+  type RequestInfo,
+  type UpgradeWebSocket,
+} from "./chat_gateway.ts";
+export { CHAT_PAGE } from "./chat_page.ts";
 export {
   composeTraces,
   createTurn,

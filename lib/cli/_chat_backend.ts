@@ -4,7 +4,7 @@ import {
   type ChatFluxConfig,
   ChatSession,
   CheckpointStore,
-  MemoryStore,
+  type MemoryStore,
   openChatTraceFile,
   templateModel,
 } from "../chat/mod.ts";
@@ -68,6 +68,8 @@ export interface ChatEnvironment {
   key?: string;
   /** `SYN_CHAT_MEMORY_SCOPE=all_sessions`: retrieval sees every session's memory. */
   memoryAcrossSessions?: boolean;
+  /** The one memory store of this process (with a state directory); each session takes a view. */
+  memory?: MemoryStore;
   /** Where promoted composite tools are read from: the state folder the user named, or none. */
   compositesDir?: string;
 }
@@ -99,7 +101,6 @@ export async function openChatSession(
   io: CliIo,
 ): Promise<ChatSession> {
   const store = env.stateDir ? new CheckpointStore(env.stateDir, { key: env.key }) : undefined;
-  const memory = env.stateDir ? MemoryStore.open(env.stateDir, { key: env.key }) : undefined;
   const trace = env.stateDir
     ? openChatTraceFile(env.stateDir, id, { logContent: env.logContent }).write
     : undefined;
@@ -121,7 +122,7 @@ export async function openChatSession(
     fallback: templateModel(),
     tools,
     store,
-    memory,
+    memory: env.memory,
     memoryAcrossSessions: env.memoryAcrossSessions,
     trace,
     config: env.config,

@@ -1,8 +1,16 @@
 import { resolve } from "node:path";
-import { errorMessage, neutralizeTerminalText, UsageError } from "../core/mod.ts";
+import {
+  errorMessage,
+  isLoopbackHostname,
+  neutralizeTerminalText,
+  newServerToken,
+  serveLocal,
+  UsageError,
+} from "../core/mod.ts";
 import {
   type ChatEvent,
   type ChatFluxConfig,
+  ChatGateway,
   type ChatSession,
   DEFAULT_CHAT_FLUX_CONFIG,
   MemoryStore,
@@ -21,8 +29,6 @@ import {
   leaveRoot,
   openChatSession,
 } from "./_chat_backend.ts";
-import { ChatGateway } from "./_chat_gateway.ts";
-import { serveWebSocketHttp } from "./_web_socket_server.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help =
@@ -32,6 +38,7 @@ Usage:
   syn chat [--session ID] [--state-dir DIR] [--root DIR] [--engine E] [options]
   syn chat serve [--host H] [--port N] [--ready-file F] [--state-dir DIR] [--root DIR]
                  [--engine E] [--stream-timeout-s S] [--entropy-budget B] [--session-ttl-s S]
+                 [--allow-host NAME] [--no-auth] [--max-sessions N] [--max-connections N]
 
 The REPL streams replies as they arrive and shows tool calls and their results compactly.
 Ctrl-C stops the current reply without ending the session; Ctrl-D or /quit ends it. Piped
@@ -72,6 +79,10 @@ Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?sess
 (client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
 wire protocol 1.0.0 (see docs/chat.md). A disconnect never cancels a reply; reconnect and
 send {"action":"resume","data":{"correlation_id":…,"after_sequence":N}}.
+Every request needs the server's token: open the URL printed on the chat:ready line
+(http://127.0.0.1:PORT/?token=…; the page then keeps it in a cookie); other clients send
+"Authorization: Bearer <token>" or, for a WebSocket, ?token=. The token is SYN_SERVER_TOKEN
+(32+ characters) or a fresh 256-bit one per start, also written to --ready-file (mode 0600).
 
 Options:
   --session ID          session id (letters, digits, - and _; default: a new one)
@@ -82,13 +93,22 @@ Options:
   --shell-allow LIST    programs added to the shell allowlist (comma-separated)
   --log-content         write chat content into traces
   --stream-timeout-s S  longest a reply may take (default 30)
-  --entropy-budget B    entropy a session may spend before RATE_LIMITED (default 0.10)
+  --entropy-budget B    entropy a session (and, served, each peer address) may spend before
+                        RATE_LIMITED (default 0.10)
   --host H, --port N    (serve) where to listen (default 127.0.0.1, port 0 = any free)
   --ready-file F        (serve) written once listening: {"host","port","url"}; removed on exit
-  --session-ttl-s S     (serve) idle seconds before a session leaves memory (default 1800)
+  --session-ttl-s S     (serve) idle seconds before a session is closed (default 1800)
+  --allow-host NAME     (serve) another name the Host may carry (repeatable; loopback names
+                        and the bound address are always allowed)
+  --no-auth             (serve) no token: anyone who can reach the port on this machine may use
+                        every session and tool; accepted only on a loopback address
+  --max-sessions N      (serve) sessions held at once (default 64)
+  --max-connections N   (serve) open WebSockets at once (default 256)
+  --max-connections-per-peer N  (serve) open WebSockets of one address (default 64)
   -h, --help            show this help
 
-Environment: SYN_STATE_DIR, SYN_CHAT_KEY, SYN_CHAT_MEMORY_SCOPE, the provider keys and *_MODEL / *_ENDPOINT.
+Environment: SYN_STATE_DIR, SYN_CHAT_KEY, SYN_CHAT_MEMORY_SCOPE, SYN_SERVER_TOKEN, the provider
+keys and *_MODEL / *_ENDPOINT.
 
 Examples:
   syn chat
@@ -113,6 +133,11 @@ const OPTIONS = {
   port: { type: "string" },
   "ready-file": { type: "string" },
   "session-ttl-s": { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+  "no-auth": { type: "boolean" },
+  "max-sessions": { type: "string" },
+  "max-connections": { type: "string" },
+  "max-connections-per-peer": { type: "string" },
 } as const;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
@@ -162,10 +187,12 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
+  const stateDir = stateFlag ? resolve(io.cwd, stateFlag) : undefined;
+  const key = io.env("SYN_CHAT_KEY") || undefined;
   return {
     model,
     config,
-    stateDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
+    stateDir,
     root,
     rootIsTemporary: temporary,
     logContent: values["log-content"] ?? false,
@@ -173,7 +200,9 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(",")).map((name) =>
       name.trim()
     ).filter(Boolean),
-    key: io.env("SYN_CHAT_KEY") || undefined,
+    key,
+    // One memory store per process, shared by every session (each takes its own view).
+    memory: stateDir ? MemoryStore.open(stateDir, { key }) : undefined,
     memoryAcrossSessions: io.env("SYN_CHAT_MEMORY_SCOPE") === "all_sessions",
     // Composites only from a state folder the user named: a cloned repository's ./.syn is not trusted.
     compositesDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
@@ -250,7 +279,8 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
     }
   } finally {
     if (listening) Deno.removeSignalListener("SIGINT", onInterrupt);
-    await session.checkpointNow().catch(() => {});
+    await session.close().catch(() => {});
+    env.memory?.close();
     await leaveRoot(env, say);
   }
   return EXIT.ok;
@@ -371,13 +401,12 @@ async function slashCommand(
       await say(`condensed: ${session.checkpoint.recent_messages.length} recent messages kept`);
       return false;
     case "/memory": {
-      if (!env.stateDir) {
+      if (!env.memory) {
         await say("no --state-dir: there is no memory to search");
         return false;
       }
-      using memory = MemoryStore.open(env.stateDir, { key: env.key });
-      const hits = memory.session(session.id, { acrossSessions: env.memoryAcrossSessions })
-        .search(argument, 5);
+      using view = env.memory.session(session.id, { acrossSessions: env.memoryAcrossSessions });
+      const hits = view.search(argument, 5);
       if (!hits.length) await say("nothing found");
       for (const hit of hits) {
         await say(`  ${hit.id} (${hit.score.toFixed(3)}) ${neutralizeTerminalText(hit.excerpt)}`);
@@ -397,29 +426,36 @@ async function slashCommand(
 async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
   const host = values.host ?? "127.0.0.1";
   const port = numberFlag("port", values.port, { integer: true, min: 0, max: 65535 }) ?? 0;
-  const ttl = numberFlag("session-ttl-s", values["session-ttl-s"], { min: 1, max: 7 * 86400 }) ??
-    1800;
+  const token = serverToken(values, host, io);
   const log = (line: string) => void io.stderr(`${line}\n`);
   const gateway = new ChatGateway({
     config: env.config,
     persistent: env.stateDir !== undefined,
-    sessionTtlSeconds: ttl,
+    sessionTtlSeconds:
+      numberFlag("session-ttl-s", values["session-ttl-s"], { min: 1, max: 7 * 86400 }) ?? 1800,
+    maxSessions: countFlag(values, "max-sessions"),
+    maxSockets: countFlag(values, "max-connections"),
+    maxSocketsPerPeer: countFlag(values, "max-connections-per-peer"),
     openSession: (id, agent) => openChatSession(env, id, agent, io),
     log,
   });
   const stopping = new AbortController();
-  const server = serveWebSocketHttp(
-    { hostname: host, port, signal: stopping.signal },
-    gateway.handle,
-  );
-  const address = server.addr;
-  const shownHost = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-  const url = `http://${shownHost}:${address.port}/`;
+  const served = serveLocal({
+    hostname: host,
+    port,
+    signal: stopping.signal,
+    token,
+    allowHosts: values["allow-host"],
+    onListenerError: (error) =>
+      log(`chat:listener_error ${neutralizeTerminalText(errorMessage(error))}; listening again`),
+  }, gateway.handle);
+  const { addr } = served.server;
+  const url = token === undefined ? served.url : `${served.url}?token=${token}`;
   const readyFile = values["ready-file"] ? resolve(io.cwd, values["ready-file"]) : undefined;
-  if (readyFile) {
-    await Deno.writeTextFile(
-      readyFile,
-      `${JSON.stringify({ host: address.hostname, port: address.port, url })}\n`,
+  if (readyFile) await writeReadyFile(readyFile, { host: addr.hostname, port: addr.port, url });
+  if (token === undefined) {
+    log(
+      `chat:no_auth anyone who can reach ${served.url} on this machine can use every session and tool`,
     );
   }
   log(
@@ -428,24 +464,59 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     } state_dir=${env.stateDir ?? "(none: nothing is saved)"} root=${env.root}`,
   );
   const stop = () => stopping.abort();
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.addSignalListener(signal, stop);
-    } catch {
-      // not available here
-    }
-  }
-  await server.finished;
-  gateway.close();
+  onStopSignals(stop, true);
+  await served.server.finished;
+  await gateway.close();
+  env.memory?.close();
   if (readyFile) await Deno.remove(readyFile).catch(() => {});
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.removeSignalListener(signal, stop);
-    } catch {
-      // not available here
-    }
-  }
+  onStopSignals(stop, false);
   await leaveRoot(env, log);
   log("chat:stopped");
   return EXIT.ok;
+}
+
+/**
+ * The gateway's bearer token: `SYN_SERVER_TOKEN`, else 256 fresh random bits. `--no-auth`
+ * serves without one, and only on a loopback address; a wider bind always needs one.
+ */
+function serverToken(values: Values, host: string, io: CliIo): string | undefined {
+  if (!values["no-auth"]) {
+    const given = io.env("SYN_SERVER_TOKEN");
+    if (given && given.length < 32) {
+      throw new UsageError(
+        "SYN_SERVER_TOKEN must be at least 32 characters (or unset: one is made)",
+      );
+    }
+    return given || newServerToken();
+  }
+  if (!isLoopbackHostname(host)) {
+    throw new UsageError(
+      `--no-auth is refused on ${host}: without a token anyone on the network could use every session and tool`,
+    );
+  }
+  return undefined;
+}
+
+function countFlag(
+  values: Values,
+  name: "max-sessions" | "max-connections" | "max-connections-per-peer",
+) {
+  return numberFlag(name, values[name], { integer: true, min: 1, max: 100_000 });
+}
+
+/** The ready file holds the token: created 0600, and an older file's mode is fixed too. */
+async function writeReadyFile(path: string, ready: { host: string; port: number; url: string }) {
+  await Deno.writeTextFile(path, `${JSON.stringify(ready)}\n`, { mode: 0o600 });
+  await Deno.chmod(path, 0o600);
+}
+
+function onStopSignals(stop: () => void, listen: boolean): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      if (listen) Deno.addSignalListener(signal, stop);
+      else Deno.removeSignalListener(signal, stop);
+    } catch {
+      // not available here
+    }
+  }
 }

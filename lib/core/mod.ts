@@ -70,4 +70,11 @@ export {
   type ServerEdgeOptions,
   type TokenChannel,
 } from "./server_edge.ts";
-export { type LocalServer, serveLocal, type ServeLocalOptions } from "./serve_local.ts";
+export {
+  DEFAULT_MAX_REQUESTS,
+  DEFAULT_MAX_REQUESTS_PER_PEER,
+  type LocalServer,
+  serveLocal,
+  type ServeLocalOptions,
+} from "./serve_local.ts";
+export { ConnectionLimit, type ConnectionLimitOptions } from "./connection_limit.ts";

@@ -18,6 +18,7 @@ export { loadPageFiles, PAGE_FILE_NAMES, type PageFile } from "./page_files.ts";
 export {
   handlePreviewRequest,
   type PreviewContent,
+  previewResponse,
   type PreviewServer,
   startPreviewServer,
 } from "./preview_server.ts";

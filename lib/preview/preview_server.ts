@@ -1,3 +1,4 @@
+import { serveLocal, ServerEdge } from "../core/mod.ts";
 import type { PageFile } from "./page_files.ts";
 import type { PreviewDocument } from "./preview_document.ts";
 
@@ -18,22 +19,26 @@ export interface PreviewContent {
 }
 
 /**
- * Answers one request of the preview page: `/` (the page), `/page/<file>` (its modules,
- * from a fixed list) and `/asset.json?doc=N`. Only GET and HEAD, and only with a Host of
- * this very loopback listener, so a page elsewhere cannot read the asset through DNS
- * rebinding.
+ * Answers one request of the preview page as the server does: the edge's checks first
+ * (a loopback Host only, so a page elsewhere cannot read the asset through DNS rebinding;
+ * no cross-site Origin; no token — the page is read-only), then {@linkcode previewResponse}.
  */
 export function handlePreviewRequest(
   request: Request,
   content: PreviewContent,
   port: number,
 ): Response {
+  return new ServerEdge({ boundHostname: "127.0.0.1", port }).check(request) ??
+    previewResponse(request, content);
+}
+
+/**
+ * The preview's content: `/` (the page), `/page/<file>` (its modules, from a fixed list)
+ * and `/asset.json?doc=N`; only GET and HEAD.
+ */
+export function previewResponse(request: Request, content: PreviewContent): Response {
   if (request.method !== "GET" && request.method !== "HEAD") {
     return text(405, "only GET and HEAD", { allow: "GET, HEAD" });
-  }
-  const host = request.headers.get("host") ?? "";
-  if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host)) {
-    return text(421, "this server answers only to its own loopback address");
   }
   const url = new URL(request.url);
   if (url.pathname === "/" || url.pathname === "/index.html") {
@@ -79,15 +84,14 @@ export interface PreviewServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Serves the preview on 127.0.0.1 (a free port unless `port` is given). */
+/** Serves the preview on 127.0.0.1 (a free port unless `port` is given), behind the edge. */
 export function startPreviewServer(content: PreviewContent, port = 0): PreviewServer {
   const stopping = new AbortController();
-  let bound = 0;
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port, signal: stopping.signal, onListen() {} },
-    (request) => handlePreviewRequest(request, content, bound),
+  const { server } = serveLocal(
+    { hostname: "127.0.0.1", port, signal: stopping.signal },
+    (request) => previewResponse(request, content),
   );
-  bound = (server.addr as Deno.NetAddr).port;
+  const bound = server.addr.port;
   const close = async () => {
     stopping.abort();
     await server.finished;

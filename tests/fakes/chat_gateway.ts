@@ -1,12 +1,13 @@
 import { createLanguageModel, resolveModelConfig } from "../../lib/llm/mod.ts";
 import {
   type ChatFluxConfig,
+  ChatGateway,
   ChatSession,
   DEFAULT_CHAT_FLUX_CONFIG,
+  type GatewayOptions,
   templateModel,
 } from "../../lib/chat/mod.ts";
-import { ChatGateway } from "../../lib/cli/_chat_gateway.ts";
-import { serveWebSocketHttp } from "../../lib/cli/_web_socket_server.ts";
+import { newServerToken, serveLocal } from "../../lib/core/mod.ts";
 import { type MockLlmServer, type MockProvider, startMockLlmServer } from "./mock_llm_server.ts";
 
 /** A chat event as the client sees it. */
@@ -24,8 +25,8 @@ export class TestSocket {
   #waiters: (() => void)[] = [];
   closed: Promise<void>;
 
-  private constructor(url: string) {
-    this.socket = new WebSocket(url);
+  private constructor(url: string, headers?: Record<string, string>) {
+    this.socket = headers ? new WebSocket(url, { headers }) : new WebSocket(url);
     this.socket.onmessage = (message) => {
       this.events.push(JSON.parse(message.data));
       for (const wake of this.#waiters.splice(0)) wake();
@@ -33,8 +34,9 @@ export class TestSocket {
     this.closed = new Promise((resolve) => (this.socket.onclose = () => resolve()));
   }
 
-  static async open(url: string): Promise<TestSocket> {
-    const client = new TestSocket(url);
+  /** Opens `url`; `headers` (a Deno extension of `WebSocket`) carry a bearer token. */
+  static async open(url: string, headers?: Record<string, string>): Promise<TestSocket> {
+    const client = new TestSocket(url, headers);
     await new Promise<void>((resolve, reject) => {
       client.socket.onopen = () => resolve();
       client.socket.onerror = () => reject(new Error(`cannot connect to ${url}`));
@@ -96,7 +98,16 @@ export class TestSocket {
 }
 
 export interface GatewayFixture {
+  /** `ws://127.0.0.1:<port>` */
   url: string;
+  /** `http://127.0.0.1:<port>` */
+  httpUrl: string;
+  port: number;
+  /** The bearer token every request needs. */
+  token: string;
+  /** By which channel each WebSocket upgrade carried the token, in order. */
+  upgradeChannels: string[];
+  /** Opens a WebSocket on `path`, its token in the `token` query parameter. */
   ws(path: string): Promise<TestSocket>;
   llm: MockLlmServer;
   gateway: ChatGateway;
@@ -114,6 +125,10 @@ export async function gatewayFixture(
     sessionTtlSeconds?: number;
     maxBufferedBytes?: number;
     fault?: string;
+    /** Caps (defaults high enough for the 200-session tests). */
+    limits?: Pick<GatewayOptions, "maxSessions" | "maxSockets" | "maxSocketsPerPeer">;
+    /** Hands out sessions; the default opens a bare one on the mock provider. */
+    openSession?: GatewayOptions["openSession"];
   } = {},
 ): Promise<GatewayFixture> {
   const provider = options.provider ?? "openai";
@@ -142,28 +157,46 @@ export async function gatewayFixture(
     persistent: false,
     sessionTtlSeconds: options.sessionTtlSeconds ?? 1800,
     maxBufferedBytes: options.maxBufferedBytes,
-    openSession: (id, agent) =>
-      ChatSession.open({ id, agent, model, fallback: templateModel(), config }),
+    maxSessions: 1000,
+    maxSockets: 1000,
+    maxSocketsPerPeer: 1000,
+    ...options.limits,
+    openSession: options.openSession ??
+      ((id, agent) => ChatSession.open({ id, agent, model, fallback: templateModel(), config })),
   });
   const stopping = new AbortController();
-  const server = serveWebSocketHttp(
-    { hostname: "127.0.0.1", port: 0, signal: stopping.signal },
-    gateway.handle,
+  const token = newServerToken();
+  const upgradeChannels: string[] = [];
+  const { server, edge } = serveLocal(
+    { hostname: "127.0.0.1", port: 0, signal: stopping.signal, token },
+    (request, info) => {
+      if (request.headers.get("upgrade")) {
+        upgradeChannels.push(edge.tokenChannel(request) ?? "none");
+      }
+      return gateway.handle(request, info);
+    },
   );
-  const url = `ws://127.0.0.1:${server.addr.port}`;
+  const port = server.addr.port;
+  const url = `ws://127.0.0.1:${port}`;
   const sockets: TestSocket[] = [];
   return {
     url,
+    httpUrl: `http://127.0.0.1:${port}`,
+    port,
+    token,
+    upgradeChannels,
     llm,
     gateway,
     async ws(path) {
-      const socket = await TestSocket.open(`${url}${path}`);
+      const socket = await TestSocket.open(
+        `${url}${path}${path.includes("?") ? "&" : "?"}token=${token}`,
+      );
       sockets.push(socket);
       return socket;
     },
     async [Symbol.asyncDispose]() {
       for (const socket of sockets) await socket.close().catch(() => {});
-      gateway.close();
+      await gateway.close();
       stopping.abort();
       await server.finished;
       await llm.close();

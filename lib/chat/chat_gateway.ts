@@ -1,17 +1,25 @@
-import { errorMessage, utf8ByteLength } from "../core/mod.ts";
+/**
+ * The chat gateway as a web-standard handler, `(request, info) => Response`, over the
+ * standard `WebSocket` interface: `Deno.upgradeWebSocket` by default, any function of the
+ * same shape in tests. The runtime's server and the edge checks (Host, Origin, token) sit
+ * in front of it, in `lib/core/serve_local.ts`; this file is the protocol only.
+ */
 import {
-  type ChatErrorCode,
-  type ChatEvent,
-  chatEventToJson,
-  type ChatFluxConfig,
-  type ChatSession,
-  type ChatSessionOptions,
-  type Refusal,
-  ReplyBuffer,
-  SESSION_ID,
-} from "../chat/mod.ts";
-import { CHAT_PAGE } from "./_chat_page.ts";
-import { OversizeMessage, ServerWebSocket, type Upgrade } from "./_web_socket_server.ts";
+  type Clock,
+  ConnectionLimit,
+  errorMessage,
+  systemClock,
+  systemTimers,
+  type Timers,
+  utf8ByteLength,
+} from "../core/mod.ts";
+import { type ChatErrorCode, type ChatEvent, chatEventToJson } from "./chat_event.ts";
+import type { ChatFluxConfig } from "./chat_flux_config.ts";
+import { SESSION_ID } from "./checkpoint.ts";
+import type { ChatSession, Refusal } from "./chat_session.ts";
+import { EntropyBucket } from "./entropy_bucket.ts";
+import { ReplyBuffer } from "./reply_buffer.ts";
+import { CHAT_PAGE } from "./chat_page.ts";
 
 /** The wire protocol version (K-gent API §4). */
 export const PROTOCOL_VERSION = "1.0.0";
@@ -19,11 +27,34 @@ export const PROTOCOL_VERSION = "1.0.0";
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /** A socket whose unsent data passes this is closed (1013); the client resumes by sequence. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Sessions held in memory at once (default of `maxSessions`). */
+export const DEFAULT_MAX_SESSIONS = 64;
+/** Open WebSockets, all peers together (default of `maxSockets`). */
+export const DEFAULT_MAX_SOCKETS = 256;
+/** Open WebSockets of one peer address (default of `maxSocketsPerPeer`). */
+export const DEFAULT_MAX_SOCKETS_PER_PEER = 64;
+/** Peers whose entropy budget is remembered at once; a full bucket is forgotten first. */
+const MAX_CLIENT_BUDGETS = 4096;
 /** How long a resume waits for a socket to drain before it gives up on the reader. */
 const REPLAY_STALL_MS = 30_000;
 const MAX_CONTENT_CHARS = 64 * 1024;
+/** Frames a client may send before its session is open; they wait, in order. */
+const MAX_EARLY_FRAMES = 64;
+/** The agent names of the paths (and of the page's `?agent=`). */
+export const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 type Role = "perturb" | "observe" | "chat";
+
+/** Upgrades a request to a WebSocket: `Deno.upgradeWebSocket`'s shape. */
+export type UpgradeWebSocket = (
+  request: Request,
+  options: { idleTimeout: number },
+) => { socket: WebSocket; response: Response };
+
+/** Who is asking: the peer's address (`Deno.ServeHandlerInfo`'s shape). */
+export interface RequestInfo {
+  remoteAddr: { hostname: string };
+}
 
 /** How the gateway makes sessions; the CLI passes the model, tools, stores. */
 export interface GatewayOptions {
@@ -32,18 +63,31 @@ export interface GatewayOptions {
   openSession(id: string, agent: string): Promise<ChatSession>;
   /** Whether a session can come back from disk after it expired in memory. */
   persistent: boolean;
-  /** Idle seconds before a session is dropped from memory. */
+  /** Idle seconds before a session is closed and dropped from memory. */
   sessionTtlSeconds: number;
-  now?: () => number;
+  /** Time (default `systemClock`). */
+  clock?: Clock;
+  /** The session sweeper's timer (default `systemTimers`). */
+  timers?: Timers;
   log?: (line: string) => void;
   /** Unsent bytes past which a socket is closed with 1013 (default `MAX_BUFFERED_BYTES`). */
   maxBufferedBytes?: number;
+  /** Sessions in memory at once; a socket for one more is refused (default 64). */
+  maxSessions?: number;
+  /** Open WebSockets at once (default 256). */
+  maxSockets?: number;
+  /** Open WebSockets of one peer address (default 64). */
+  maxSocketsPerPeer?: number;
+  /** The runtime's upgrade (default `Deno.upgradeWebSocket`). */
+  upgradeWebSocket?: UpgradeWebSocket;
 }
 
 interface Client {
-  socket: ServerWebSocket;
+  socket: WebSocket;
   role: Role;
   subscriptions: Map<string, () => void>;
+  /** The peer's entropy budget, shared by every session it drives. */
+  budget: EntropyBucket;
 }
 
 interface LiveSession {
@@ -51,22 +95,57 @@ interface LiveSession {
   clients: Set<Client>;
 }
 
+const OPEN = 1;
+
 /**
  * The WebSocket gateway: `/perturb/<agent>?session=ID` takes client frames,
  * `/observe/<agent>?session=ID` sends events, `/chat/<agent>?session=ID` does both on one
  * socket; `GET /` is the chat page. A disconnect never cancels a reply — it keeps filling
  * the session's buffer, and `resume` re-sends it from any sequence. Only `stop` cancels.
+ * What a client can make it hold is capped: sockets (in all and per peer), sessions, each
+ * socket's unsent bytes, and the entropy a peer spends across all its sessions.
  */
 export class ChatGateway {
   #options: GatewayOptions;
   #sessions = new Map<string, Promise<LiveSession>>();
   #expired = new Set<string>();
-  #sweeper: ReturnType<typeof setInterval>;
+  #sweeper: unknown;
+  #clock: Clock;
+  #timers: Timers;
   #slowClosed = 0;
+  #sockets: ConnectionLimit;
+  #budgets = new Map<string, EntropyBucket>();
+  #closed = false;
+
+  constructor(options: GatewayOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#timers = options.timers ?? systemTimers;
+    this.#sockets = new ConnectionLimit({
+      total: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
+      perPeer: options.maxSocketsPerPeer ?? DEFAULT_MAX_SOCKETS_PER_PEER,
+    });
+    this.#sweeper = this.#timers.set(() => this.#sweepAndRearm(), this.#sweepEveryMs());
+  }
+
+  #sweepEveryMs(): number {
+    return Math.min(60_000, Math.max(250, this.#options.sessionTtlSeconds * 250));
+  }
+
+  #sweepAndRearm(): void {
+    if (this.#closed) return;
+    this.#sweep();
+    this.#sweeper = this.#timers.set(() => this.#sweepAndRearm(), this.#sweepEveryMs());
+  }
 
   /** Sockets closed (1013) because their reader fell more than the cap behind. */
   get slowReadersClosed(): number {
     return this.#slowClosed;
+  }
+
+  /** Open WebSockets. */
+  get socketCount(): number {
+    return this.#sockets.held;
   }
 
   /** Resolves when a reply has ended (`false` if the session or reply is unknown). */
@@ -78,16 +157,8 @@ export class ChatGateway {
     return true;
   }
 
-  constructor(options: GatewayOptions) {
-    this.#options = options;
-    this.#sweeper = setInterval(
-      () => this.#sweep(),
-      Math.min(60_000, Math.max(250, options.sessionTtlSeconds * 250)),
-    );
-  }
-
-  /** The `serveWebSocketHttp` handler. */
-  handle = (request: Request, upgrade: Upgrade): Response => {
+  /** The handler: the page, `/health`, and the WebSocket paths. */
+  handle = (request: Request, info?: RequestInfo): Response => {
     const url = new URL(request.url);
     if (request.method === "GET" && (url.pathname === "/" || url.pathname === "/index.html")) {
       return new Response(CHAT_PAGE, {
@@ -103,8 +174,8 @@ export class ChatGateway {
     if (url.pathname === "/health") {
       return Response.json({ ok: true, protocol_version: PROTOCOL_VERSION });
     }
-    const match = /^\/(perturb|observe|chat)\/([A-Za-z0-9_-]{1,64})$/.exec(url.pathname);
-    if (!match) return new Response("Not found\n", { status: 404 });
+    const match = /^\/(perturb|observe|chat)\/([^/]*)$/.exec(url.pathname);
+    if (!match || !AGENT_NAME.test(match[2])) return new Response("Not found\n", { status: 404 });
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("This endpoint speaks WebSocket\n", { status: 426 });
     }
@@ -114,26 +185,67 @@ export class ChatGateway {
         status: 400,
       });
     }
-    if (!sameOrigin(request)) {
-      // A page on another site must not drive this user's sessions and sandboxed tools.
-      return new Response("Cross-origin WebSocket refused\n", { status: 403 });
-    }
-    let upgraded: ReturnType<Upgrade>;
-    try {
-      upgraded = upgrade({
-        // A ping every heartbeat; a peer that has not answered the last one is dropped.
-        idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval)),
-        maxMessageBytes: MAX_FRAME_BYTES,
+    const peer = info?.remoteAddr.hostname ?? "local";
+    const release = this.#closed ? undefined : this.#sockets.acquire(peer);
+    if (!release) {
+      return new Response("Too many open WebSockets; try again shortly\n", {
+        status: 503,
+        headers: { "retry-after": "1" },
       });
-    } catch (error) {
-      return new Response(`${errorMessage(error)}\n`, { status: 400 });
     }
-    const { socket, response } = upgraded;
-    this.#accept({ socket, role: match[1] as Role, subscriptions: new Map() }, sessionId, match[2]);
-    return response;
+    return this.#upgrade(
+      request,
+      { role: match[1] as Role, sessionId, agent: match[2], peer },
+      release,
+    );
   };
 
-  #accept(client: Client, sessionId: string, agent: string): void {
+  #upgrade(
+    request: Request,
+    target: { role: Role; sessionId: string; agent: string; peer: string },
+    release: () => void,
+  ): Response {
+    const upgrade = this.#options.upgradeWebSocket ?? Deno.upgradeWebSocket;
+    let upgraded: ReturnType<UpgradeWebSocket>;
+    try {
+      // A ping after each idle heartbeat; a peer that does not answer is dropped.
+      upgraded = upgrade(request, {
+        idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval)),
+      });
+    } catch (error) {
+      release();
+      return new Response(`${errorMessage(error)}\n`, { status: 400 });
+    }
+    const client: Client = {
+      socket: upgraded.socket,
+      role: target.role,
+      subscriptions: new Map(),
+      budget: this.#budgetOf(target.peer),
+    };
+    this.#accept(client, target.sessionId, target.agent, release);
+    return upgraded.response;
+  }
+
+  /** The peer's budget: one per address, so new session ids do not buy new entropy. */
+  #budgetOf(peer: string): EntropyBucket {
+    let budget = this.#budgets.get(peer);
+    if (!budget) {
+      if (this.#budgets.size >= MAX_CLIENT_BUDGETS) this.#forgetFullBudgets();
+      budget = new EntropyBucket(this.#options.config.entropy_budget, {
+        clock: this.#clock,
+      });
+      this.#budgets.set(peer, budget);
+    }
+    return budget;
+  }
+
+  #forgetFullBudgets(): void {
+    for (const [peer, budget] of this.#budgets) {
+      if (budget.available() >= budget.capacity - 1e-12) this.#budgets.delete(peer);
+    }
+  }
+
+  #accept(client: Client, sessionId: string, agent: string, release: () => void): void {
     // Frames can arrive before the session is open (it may load a checkpoint): they wait
     // in order rather than being lost.
     const early: unknown[] = [];
@@ -147,9 +259,14 @@ export class ChatGateway {
         this.#options.log?.(`chat:error ${errorMessage(error)}`);
       }
     };
-    client.socket.onmessage = (event) => (live ? handle(event.data) : early.push(event.data));
+    client.socket.onmessage = (event) => {
+      if (live) handle(event.data);
+      else if (early.length < MAX_EARLY_FRAMES) early.push(event.data);
+      else client.socket.close(1008, "too many frames before the session opened");
+    };
     client.socket.onclose = () => {
       closed = true;
+      release();
       live?.clients.delete(client);
       for (const off of client.subscriptions.values()) off();
       client.subscriptions.clear();
@@ -159,8 +276,19 @@ export class ChatGateway {
       try {
         live = await this.#live(sessionId, agent);
       } catch (error) {
-        this.#sendTo(client, rejection("SESSION_EXPIRED", errorMessage(error), ""));
-        client.socket.close(1011, "session unavailable");
+        const refusal = error instanceof SessionRefusal ? error : undefined;
+        this.#sendTo(
+          client,
+          rejection(
+            {
+              code: refusal?.code ?? "SESSION_EXPIRED",
+              message: errorMessage(error),
+              correlationId: "",
+            },
+            this.#clock.now(),
+          ),
+        );
+        client.socket.close(refusal?.closeCode ?? 1011, "session unavailable");
         return;
       }
       if (closed) return;
@@ -170,11 +298,20 @@ export class ChatGateway {
   }
 
   async #live(sessionId: string, agent: string): Promise<LiveSession> {
+    if (this.#closed) throw new SessionRefusal("SESSION_EXPIRED", "The gateway is stopping", 1001);
     if (this.#expired.has(sessionId) && !this.#options.persistent) {
       throw new Error("This session expired; start a new one");
     }
     let live = this.#sessions.get(sessionId);
     if (!live) {
+      const cap = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+      if (this.#sessions.size >= cap) {
+        throw new SessionRefusal(
+          "RATE_LIMITED",
+          `The gateway holds its most sessions (${cap}); join an open one or try later`,
+          1013,
+        );
+      }
       live = this.#options.openSession(sessionId, agent).then((session) => ({
         session,
         clients: new Set<Client>(),
@@ -189,7 +326,7 @@ export class ChatGateway {
     const frame = parseFrame(data);
     if ("error" in frame) return this.#reject(live, client, frame.error, frame.correlationId ?? "");
     if (frame.action === "message") {
-      const result = live.session.start(frame.message);
+      const result = live.session.start(frame.message, { clientBudget: client.budget });
       if (!(result instanceof ReplyBuffer)) {
         return this.#reject(live, client, result, frame.message.correlation_id);
       }
@@ -247,16 +384,12 @@ export class ChatGateway {
     let next = afterSequence;
     while (next < reply.events.length) {
       for (const event of reply.events.slice(next)) {
-        const since = Date.now();
-        while (socket.readyState === ServerWebSocket.OPEN && socket.bufferedAmount > cap / 2) {
-          if (Date.now() - since > REPLAY_STALL_MS) {
-            this.#slowClosed++;
-            socket.close(1013, "reader too slow; reconnect and resume");
-            return undefined;
-          }
-          await new Promise((resolve) => setTimeout(resolve, 5));
+        if (!await this.#drained(socket, cap / 2)) {
+          this.#slowClosed++;
+          socket.close(1013, "reader too slow; reconnect and resume");
+          return undefined;
         }
-        if (cancelled() || socket.readyState !== ServerWebSocket.OPEN) return undefined;
+        if (cancelled() || socket.readyState !== OPEN) return undefined;
         try {
           socket.send(chatEventToJson(event));
         } catch {
@@ -268,11 +401,26 @@ export class ChatGateway {
     return next;
   }
 
+  /**
+   * Waits until the socket's unsent bytes fall to `level` (false: the reader stalled past
+   * `REPLAY_STALL_MS`). The standard WebSocket has no drain event, so this looks again after
+   * pauses that double from 5 ms to 100 ms, on the injected clock.
+   */
+  async #drained(socket: WebSocket, level: number): Promise<boolean> {
+    const since = this.#clock.now();
+    let pause = 5;
+    while (socket.readyState === OPEN && socket.bufferedAmount > level) {
+      if (this.#clock.now() - since > REPLAY_STALL_MS) return false;
+      await this.#clock.sleep(pause);
+      pause = Math.min(pause * 2, 100);
+    }
+    return true;
+  }
+
   #reject(live: LiveSession, client: Client, refusal: Refusal, correlationId: string): void {
     const event = rejection(
-      refusal.code,
-      refusal.message,
-      correlationId,
+      { code: refusal.code, message: refusal.message, correlationId },
+      this.#clock.now(),
       refusal.retry_after_seconds,
     );
     const targets = client.role === "chat" ? [client] : this.#targets(live, client);
@@ -281,7 +429,7 @@ export class ChatGateway {
 
   #sendTo(client: Client, event: ChatEvent): void {
     const socket = client.socket;
-    if (socket.readyState !== ServerWebSocket.OPEN) return;
+    if (socket.readyState !== OPEN) return;
     if (socket.bufferedAmount > (this.#options.maxBufferedBytes ?? MAX_BUFFERED_BYTES)) {
       // A reader this slow would make us hold its backlog twice; it resumes by sequence.
       this.#slowClosed++;
@@ -297,7 +445,7 @@ export class ChatGateway {
   }
 
   #sweep(): void {
-    const now = (this.#options.now ?? Date.now)();
+    const now = this.#clock.now();
     for (const [id, pending] of this.#sessions) {
       void pending.then((live) => {
         const idle = now - live.session.lastActive > this.#options.sessionTtlSeconds * 1000;
@@ -305,9 +453,25 @@ export class ChatGateway {
           this.#sessions.delete(id);
           this.#expired.add(id);
           this.#options.log?.(`chat:expired session=${id}`);
+          void this.#release(live);
         }
       }, () => {});
     }
+    if (this.#budgets.size > MAX_CLIENT_BUDGETS / 2) this.#forgetFullBudgets();
+  }
+
+  /** Stops a session's replies and frees what it holds (sandbox, stores, checkpoint saved). */
+  async #release(live: LiveSession): Promise<void> {
+    try {
+      await live.session.close();
+    } catch (error) {
+      this.#options.log?.(`chat:error closing session ${live.session.id}: ${errorMessage(error)}`);
+    }
+  }
+
+  /** The ids of the sessions held in memory (open or opening). */
+  sessionIds(): string[] {
+    return [...this.#sessions.keys()];
   }
 
   /** Number of sessions held in memory. */
@@ -315,45 +479,45 @@ export class ChatGateway {
     return this.#sessions.size;
   }
 
-  close(): void {
-    clearInterval(this.#sweeper);
+  /** Stops the sweeper, closes every socket and session; resolves once all are released. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#timers.clear(this.#sweeper);
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    const settled = await Promise.allSettled(sessions);
+    await Promise.all(settled.map(async (result) => {
+      if (result.status !== "fulfilled") return;
+      for (const client of result.value.clients) client.socket.close(1001, "server stopping");
+      await this.#release(result.value);
+    }));
   }
 }
 
-/**
- * Whether a browser's `Origin` (if any) is this server's own: the same host and port as
- * the request's `Host` (`http` or, behind a TLS proxy, `https`). Clients that are not
- * pages send no `Origin` and are let through.
- */
-function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  try {
-    const url = new URL(origin);
-    return ["http:", "https:"].includes(url.protocol) &&
-      url.host === (request.headers.get("host") ?? "").toLowerCase();
-  } catch {
-    return false;
+/** A session the gateway will not open: the wire code and the socket's close code. */
+class SessionRefusal extends Error {
+  constructor(readonly code: ChatErrorCode, message: string, readonly closeCode: number) {
+    super(message);
   }
 }
 
 /** An error for a frame refused before any reply started: sequence 1, and no `done`. */
 function rejection(
-  code: ChatErrorCode,
-  message: string,
-  correlationId: string,
+  refused: { code: ChatErrorCode; message: string; correlationId: string },
+  now: number,
   retryAfter?: number,
 ): ChatEvent {
   return {
     event_type: "error",
     payload: {
-      code,
-      message,
+      code: refused.code,
+      message: refused.message,
       ...(retryAfter !== undefined ? { retry_after_seconds: retryAfter } : {}),
-      correlation_id: correlationId,
+      correlation_id: refused.correlationId,
     },
     sequence: 1,
-    timestamp: Date.now() / 1000,
+    timestamp: now / 1000,
   };
 }
 
@@ -369,9 +533,6 @@ function invalid(message: string, correlationId?: string): Frame {
 
 /** Checks a client frame (K-gent API §4) without trusting any of it. */
 export function parseFrame(data: unknown): Frame {
-  if (data instanceof OversizeMessage) {
-    return invalid(`Frame is larger than ${MAX_FRAME_BYTES} bytes`);
-  }
   if (typeof data !== "string") return invalid("Frames must be JSON text");
   // UTF-16 length × 3 bounds the UTF-8 size: most frames need no count at all.
   if (
@@ -432,5 +593,3 @@ export function parseFrame(data: unknown): Frame {
     correlation,
   );
 }
-
-export type { ChatSessionOptions };

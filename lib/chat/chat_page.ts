@@ -2,7 +2,10 @@
  * The chat page `syn chat serve` answers at `/`: one HTML file with its script inline, no
  * build step, no framework, nothing from a CDN. It streams replies, shows tool calls and
  * their results, has a stop button, and survives a reload: the reply in flight is
- * resumed by sequence, the transcript is kept in the browser's session storage.
+ * resumed by sequence, the transcript is kept in the browser's session storage. Opened by
+ * `/?token=…`, it drops the token from the address bar: the server's HttpOnly cookie
+ * carries it from then on, on reloads and on the page's own WebSocket. It joins only an
+ * agent and a session of the allowed shape, and shows the session its socket really asked for.
  */
 export const CHAT_PAGE = `<!doctype html>
 <html lang="en">
@@ -34,11 +37,18 @@ export const CHAT_PAGE = `<!doctype html>
 <form id="form"><input id="input" autocomplete="off" placeholder="Message" aria-label="Message">
 <button id="send" type="submit">Send</button><button id="stop" type="button" disabled>Stop</button></form>
 <script type="module">
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const params = new URLSearchParams(location.search);
-const agent = params.get("agent") || "kgent";
-const session = params.get("session") || sessionStorage.getItem("syn.session") || ("web-" + crypto.randomUUID().slice(0, 12));
+if (params.has("token")) {
+  // The cookie set with this page keeps the token; the address bar and history need not.
+  params.delete("token");
+  history.replaceState(null, "", location.pathname + (params.size ? "?" + params : ""));
+}
+const asked = [params.get("agent"), params.get("session")];
+const agent = NAME.test(asked[0] || "") ? asked[0] : "kgent";
+const remembered = sessionStorage.getItem("syn.session");
+const session = [asked[1], remembered].find((id) => NAME.test(id || "")) || ("web-" + crypto.randomUUID().slice(0, 12));
 sessionStorage.setItem("syn.session", session);
-document.getElementById("session").textContent = "session " + session;
 const log = document.getElementById("log");
 const status = document.getElementById("status");
 const input = document.getElementById("input");
@@ -93,12 +103,19 @@ function onEvent(event) {
 }
 function finish() { pending = null; stopButton.disabled = true; save(); }
 
+if (asked[0] && asked[0] !== agent) add("error", "not an agent name: " + asked[0].slice(0, 80) + " (using " + agent + ")");
+if (asked[1] && asked[1] !== session) add("error", "not a session id: " + asked[1].slice(0, 80));
+
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(scheme + "://" + location.host + "/chat/" + agent + "?session=" + encodeURIComponent(session));
+  const url = new URL("/chat/" + agent, location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  url.search = new URLSearchParams({ session }).toString();
+  socket = new WebSocket(url);
   socket.onopen = () => {
     retry = 0;
     status.textContent = "connected";
+    // What the server reads from the socket's own address: the session really joined.
+    document.getElementById("session").textContent = "session " + new URL(socket.url).searchParams.get("session");
     if (pending) {
       // A reply was in flight when the page went away: show it again from its start.
       bubbles.delete(pending.id);

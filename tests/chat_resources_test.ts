@@ -1,0 +1,163 @@
+/**
+ * What a client can make the gateway hold is released and capped: a session's sandbox
+ * worker and stores are freed when it expires; sessions, sockets per peer and the entropy
+ * a peer spends are capped however many session ids it makes up.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  ChatSession,
+  DEFAULT_CHAT_FLUX_CONFIG,
+  MemoryStore,
+  templateModel,
+} from "../lib/chat/mod.ts";
+import { mockLanguageModel } from "../lib/llm/mod.ts";
+import { ToolSession } from "../lib/tools/mod.ts";
+import { gatewayFixture } from "./fakes/chat_gateway.ts";
+
+const TEST = { sanitizeResources: false, sanitizeOps: false };
+
+function descriptors(): number {
+  return [...Deno.readDirSync("/proc/self/fd")].length;
+}
+
+async function eventually(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+Deno.test({
+  ...TEST,
+  name: "gateway: an expired session releases its sandbox worker and memory store",
+  async fn() {
+    const stateDir = await Deno.makeTempDir();
+    const root = await Deno.makeTempDir();
+    const config = { ...DEFAULT_CHAT_FLUX_CONFIG, entropy_budget: 1000 };
+    await using fixture = await gatewayFixture({
+      sessionTtlSeconds: 1,
+      config,
+      openSession: async (id) =>
+        ChatSession.open({
+          id,
+          model: mockLanguageModel([
+            'Looking. <<<TOOL_CALLS_JSON>>>[{"id":"t1","tool":"fs.list_dir","args":{"path":"."}}]<<<END_TOOL_CALLS_JSON>>>',
+            "Nothing there.",
+          ]),
+          fallback: templateModel(),
+          tools: await ToolSession.open({ root, bubblewrap: "off" }),
+          memory: MemoryStore.open(stateDir),
+          config,
+        }),
+    });
+    const before = descriptors();
+    const sockets = [];
+    for (let i = 0; i < 6; i++) {
+      const socket = await fixture.ws(`/chat/kgent?session=held${i}`);
+      socket.message("what is in the folder?", "c1");
+      await socket.done("c1");
+      assert.ok(socket.events.some((event) => event.payload.tool_result), "a tool ran");
+      sockets.push(socket);
+    }
+    const held = descriptors();
+    assert.ok(held - before >= 12, `six sessions hold ${held - before} descriptors`);
+    for (const socket of sockets) await socket.close();
+    await eventually(() => fixture.gateway.sessionCount === 0, "the sessions to expire");
+    await eventually(
+      () => descriptors() <= before + 2,
+      `descriptors back near ${before} (now ${descriptors()})`,
+    );
+    await Deno.remove(stateDir, { recursive: true });
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "gateway: past --max-sessions a new session is refused with RATE_LIMITED and close 1013",
+  async fn() {
+    await using fixture = await gatewayFixture({ limits: { maxSessions: 2 } });
+    const first = await fixture.ws("/chat/kgent?session=one");
+    await fixture.ws("/chat/kgent?session=two");
+    await eventually(() => fixture.gateway.sessionCount === 2, "two sessions");
+    const third = await fixture.ws("/chat/kgent?session=three");
+    await third.until(() => third.events.length >= 1, "a refusal");
+    assert.equal(third.events[0].payload.code, "RATE_LIMITED");
+    await third.until(() => third.socket.readyState === WebSocket.CLOSED, "the close");
+    const joined = await fixture.ws("/chat/kgent?session=one");
+    joined.message("still served", "c1");
+    await joined.done("c1");
+    assert.equal(first.socket.readyState, WebSocket.OPEN);
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "gateway: one peer's sockets are capped; the excess upgrade is refused",
+  async fn() {
+    await using fixture = await gatewayFixture({ limits: { maxSocketsPerPeer: 2 } });
+    await fixture.ws("/chat/kgent?session=a");
+    const second = await fixture.ws("/chat/kgent?session=b");
+    await assert.rejects(fixture.ws("/chat/kgent?session=c"), /cannot connect/);
+    await second.close();
+    await eventually(() => fixture.gateway.socketCount === 1, "the closed socket released");
+    await fixture.ws("/chat/kgent?session=c");
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "gateway: a new session id does not buy a new entropy budget",
+  async fn() {
+    await using fixture = await gatewayFixture({ config: { entropy_budget: 0.0015 } });
+    const first = await fixture.ws("/chat/kgent?session=spend1");
+    first.message("hi", "c1");
+    await first.done("c1");
+    const fresh = await fixture.ws("/chat/kgent?session=spend2");
+    fresh.message("hi again", "c2");
+    await fresh.until(() => fresh.of("c2").length >= 1, "an answer");
+    assert.equal(fresh.of("c2")[0].payload.code, "RATE_LIMITED");
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "a session reopened from its checkpoint has its earlier grants pending, not granted",
+  async fn() {
+    const stateDir = await Deno.makeTempDir();
+    const root = await Deno.makeTempDir();
+    const { CheckpointStore } = await import("../lib/chat/mod.ts");
+    const open = async () => {
+      const tools = await ToolSession.open({ root, bubblewrap: "off" });
+      const session = await ChatSession.open({
+        id: "work",
+        model: templateModel(),
+        fallback: templateModel(),
+        tools,
+        store: new CheckpointStore(stateDir),
+        config: DEFAULT_CHAT_FLUX_CONFIG,
+      });
+      return { session, tools };
+    };
+    const owner = await open();
+    await owner.session.setCapability("net:127.0.0.1", true);
+    assert.deepEqual(owner.tools.capabilities.capabilities_granted, ["net:127.0.0.1"]);
+    await owner.session.close();
+    const joiner = await open();
+    assert.deepEqual(joiner.session.checkpoint.state.capabilities_granted, []);
+    assert.deepEqual(joiner.session.checkpoint.state.capabilities_pending, ["net:127.0.0.1"]);
+    assert.deepEqual(joiner.tools.capabilities.capabilities_granted, []);
+    const result = await joiner.tools.call({
+      id: "t1",
+      tool: "http.get",
+      args: { url: "http://127.0.0.1:9/" },
+    });
+    assert.equal(result.ok, false);
+    assert.match(String(result.error?.code), /capab|denied|not_granted/i, JSON.stringify(result));
+    await joiner.session.close();
+    await Deno.remove(join(stateDir), { recursive: true });
+    await Deno.remove(root, { recursive: true });
+  },
+});
