@@ -252,8 +252,12 @@ function hasType(value: unknown, type: string): boolean {
       return Array.isArray(value);
     case "null":
       return value === null;
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
     default:
-      return typeof value === type;
+      return false;
   }
 }
 
@@ -266,7 +270,9 @@ function jsonType(value: unknown): string {
 /** `["number", "object", "null"]` → `a number or an object` (null is named only alone). */
 function describeTypes(types: readonly string[]): string {
   const named = types.length > 1 ? types.filter((type) => type !== "null") : types;
-  return named.map((type) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)).join(" or ");
+  return named
+    .map((type) => type === "null" ? type : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)
+    .join(" or ");
 }
 
 function sameJson(left: unknown, right: unknown): boolean {
