@@ -107,7 +107,7 @@ Deno.test({
       assert.equal(summary.severity, severity, label);
       assert.equal(summary.asset_path, null);
       assert.equal(summary.failure.reason, "validation_failed");
-      assert.match(summary.failure.detail, /rule_bundle\/rules\/0/);
+      assert.match(summary.failure.detail, /rule_bundle\/created_at/);
       assert.ok(summary.validator.calls >= 1);
       assert.match(
         result.stderr,

@@ -130,8 +130,8 @@ function toRequest(
  * (`controls`, `meta`), deliberately partial so normalization has work to do: each
  * engine leaves out different optional fields and Gemini sends numeric strings. Two
  * markers in the prompt make a broken answer on purpose, to try strict vs relaxed:
- * `[mock:out-of-range]` (haptic intensity 1.7) and `[mock:schema-invalid]` (a rule with a
- * key the schema forbids).
+ * `[mock:out-of-range]` (haptic intensity 1.7) and `[mock:schema-invalid]` (a rule bundle
+ * whose `created_at` is not a date-time).
  */
 export function mockProviderAnswer(
   engine: ExternalEngineName,
@@ -187,7 +187,9 @@ export function mockProviderAnswer(
     (answer.haptic as JsonObject).intensity = 1.7;
   }
   if (envelope.prompt.includes("[mock:schema-invalid]")) {
-    answer.rule_bundle = { name: "Broken Rules", rules: [{ id: "r1", priority: "high" }] };
+    // A measure the schema judges (a date-time format), not a kind or a key: normalization
+    // takes it, the validator service refuses it.
+    answer.rule_bundle = { name: "Broken Rules", rules: [{ id: "r1" }], created_at: "yesterday" };
   }
   return answer;
 }

@@ -63,17 +63,22 @@ Deno.test("normalizeAsset() rejects unknown keys, wrong types and missing requir
     { path: "", msg: "unknown field 'extra'" },
   ]);
   const wrong = answer();
-  // The schema types synth options volume as a number or an object: a word is wrong.
-  (wrong.tone as JsonObject).synth = { type: "Tone.Synth", options: { volume: "loud" } };
+  // The schema types the synth as an object and a shader's name as a string.
+  (wrong.tone as JsonObject).synth = "Tone.Synth";
+  (wrong.shader as JsonObject).name = 7;
   (wrong.haptic as JsonObject).intensity = true;
   assert.deepEqual(issuesOf(() => normalizeAsset(wrong)), [
     { path: "/haptic/intensity", msg: "expected a number, got boolean" },
-    { path: "/tone/synth/options/volume", msg: "expected a number, got string" },
+    { path: "/shader/name", msg: "expected a string, got number" },
+    { path: "/tone/synth", msg: "expected an object, got string" },
   ]);
-  // What the schema accepts is never an issue: an unknown synth type is the critic's call.
+  // What the schema accepts is never an issue: an unknown synth type or a volume in words
+  // (tone.schema.json types the synth only as an object) is the critic's call.
   const banjo = answer();
-  (banjo.tone as JsonObject).synth = { type: "Tone.Banjo" };
-  assert.equal(normalizeAsset(banjo).tone.synth.type, "Tone.Banjo");
+  (banjo.tone as JsonObject).synth = { type: "Tone.Banjo", options: { volume: "loud" } };
+  const loud = normalizeAsset(banjo).tone.synth;
+  assert.equal(loud.type, "Tone.Banjo");
+  assert.equal((loud.options as JsonObject).volume, "loud");
   const missing = answer();
   delete (missing.shader as JsonObject).fragment_shader;
   delete missing.tone;

@@ -1,4 +1,5 @@
 import {
+  copyOwn,
   errorMessage,
   isRecord,
   joinEndpoint,
@@ -11,7 +12,12 @@ import {
 } from "../core/mod.ts";
 import { diff } from "../patch/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
-import type { SchemaStore } from "../schema/mod.ts";
+import {
+  compileJsonSchema,
+  type JsonSchemaValidator,
+  type SchemaStore,
+  type ValidationIssue,
+} from "../schema/mod.ts";
 import { TOOL_DEFINITIONS, type ToolDefinition } from "./tool_definitions.ts";
 
 /** A tool's answer: always an object with a boolean `ok` (MCP spec §4). */
@@ -121,10 +127,11 @@ export class ValidatorService {
         "Invalid params: expected an object of named parameters",
       );
     }
+    const checked = await checkParameters(name, params as Record<string, unknown>);
     if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
     // A store loaded with deferCompile finishes compiling its validators here, once.
     await this.#store.ready();
-    return await this.#tools[name](params as Record<string, unknown>);
+    return await this.#tools[name](checked);
   }
 
   /** `list_schemas()` (sorted by name, version, path). */
@@ -134,15 +141,14 @@ export class ValidatorService {
 
   /** `get_schema(name)`. */
   getSchema(params: Record<string, unknown>): ToolResult {
-    const name = requireString(params, "name");
-    const found = this.#store.getSchema(name);
+    const found = this.#store.getSchema(params.name as string);
     if (!found) return { ok: false, reason: "not_found" };
     return { ok: true, schema: found.schema, version: found.version };
   }
 
   /** `list_examples(component | "all")` (sorted by component, path). */
   listExamples(params: Record<string, unknown>): ToolResult {
-    const component = optionalString(params, "component") ?? "all";
+    const component = params.component as string | undefined ?? "all";
     return {
       ok: true,
       examples: this.#store.listExamples(component === "all" ? undefined : component),
@@ -151,8 +157,7 @@ export class ValidatorService {
 
   /** `get_example(path)`: `validated` is checked now, against the returned `schema`. */
   getExample(params: Record<string, unknown>): ToolResult {
-    const path = requireString(params, "path");
-    const found = this.#store.getExample(path);
+    const found = this.#store.getExample(params.path as string);
     if (!found) return { ok: false, reason: "not_found" };
     const validated = this.#store.hasSchema(found.schema) &&
       this.#store.validate(found.example, found.schema).ok;
@@ -164,10 +169,7 @@ export class ValidatorService {
    * answer is a validation failure that says so; an unknown schema is `not_found`.
    */
   validateAsset(params: Record<string, unknown>): ToolResult {
-    if (!Object.hasOwn(params, "asset")) {
-      throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: asset is required");
-    }
-    const schema = optionalString(params, "schema");
+    const schema = params.schema as string | undefined;
     if (schema === undefined || schema === "") {
       return {
         ok: false,
@@ -183,9 +185,6 @@ export class ValidatorService {
    * over `MAX_PATCH_PATH_CHARS` is refused with the payload-too-large result.
    */
   diffAssets(params: Record<string, unknown>): ToolResult {
-    if (!Object.hasOwn(params, "base") || !Object.hasOwn(params, "new")) {
-      throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: base and new are required");
-    }
     try {
       return {
         ok: true,
@@ -206,11 +205,8 @@ export class ValidatorService {
    * `validate_first` holds (MCP spec §1: assets are validated before persistence).
    */
   async populateBackend(params: Record<string, unknown>): Promise<ToolResult> {
-    if (!Object.hasOwn(params, "asset")) {
-      throw new RpcError(RPC_ERROR.invalidParams, "Invalid params: asset is required");
-    }
-    const validateFirst = optionalBoolean(params, "validate_first") ?? true;
-    const schemaParam = optionalString(params, "schema");
+    const validateFirst = params.validate_first as boolean | undefined ?? true;
+    const schemaParam = params.schema as string | undefined;
     if (!this.#backend) return { ok: false, reason: "unsupported", detail: "backend disabled" };
     const asset = params.asset;
     if (validateFirst) {
@@ -365,28 +361,64 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
   }
 }
 
-function requireString(params: Record<string, unknown>, name: string): string {
-  const value = params[name];
-  if (typeof value !== "string") {
-    throw new RpcError(RPC_ERROR.invalidParams, `Invalid params: ${name} must be a string`);
-  }
-  return value;
+/**
+ * Arguments a tool answers itself when they are missing, instead of refusing the call:
+ * MCP spec §4 answers `validate_asset` without `schema` with a `validation_failed` result.
+ */
+const ANSWERED_WHEN_MISSING: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  validate_asset: ["schema"],
+});
+
+/** The alias `validate` takes `validate_asset`'s arguments. */
+function definitionOf(name: string): ToolDefinition | undefined {
+  const canonical = name === "validate" ? "validate_asset" : name;
+  return TOOL_DEFINITIONS.find((definition) => definition.name === canonical);
 }
 
-function optionalString(params: Record<string, unknown>, name: string): string | undefined {
-  const value = params[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") {
-    throw new RpcError(RPC_ERROR.invalidParams, `Invalid params: ${name} must be a string`);
-  }
-  return value;
+/** The arguments a call must carry: the definition's `required` the tool does not answer itself. */
+function requiredOf(definition: ToolDefinition): string[] {
+  const answered = ANSWERED_WHEN_MISSING[definition.name] ?? [];
+  return (definition.inputSchema.required as string[] | undefined ?? [])
+    .filter((parameter) => !answered.includes(parameter));
 }
 
-function optionalBoolean(params: Record<string, unknown>, name: string): boolean | undefined {
-  const value = params[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") {
-    throw new RpcError(RPC_ERROR.invalidParams, `Invalid params: ${name} must be a boolean`);
+const parameterValidators = new Map<string, Promise<JsonSchemaValidator>>();
+
+/** The validator of a tool's `inputSchema`, compiled once per process through `lib/schema`. */
+function parameterValidator(definition: ToolDefinition): Promise<JsonSchemaValidator> {
+  let validator = parameterValidators.get(definition.name);
+  if (!validator) {
+    validator = compileJsonSchema({ ...definition.inputSchema, required: requiredOf(definition) });
+    parameterValidators.set(definition.name, validator);
   }
-  return value;
+  return validator;
+}
+
+/**
+ * The tool's arguments checked against its `inputSchema` (`tool_definitions.ts`), the one
+ * description of them that clients also read. A `null` optional argument counts as absent,
+ * as the reference adapter reads it. Throws `RpcError` -32602 whose `data.errors` are the
+ * problems as RFC 6901 pointers into `params`.
+ */
+async function checkParameters(
+  name: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const definition = definitionOf(name);
+  if (!definition) return params;
+  const required = requiredOf(definition);
+  const checked = copyOwn(params, (key) => params[key] === null && !required.includes(key));
+  const verdict = (await parameterValidator(definition))(checked);
+  if (!verdict.ok) {
+    throw new RpcError(RPC_ERROR.invalidParams, invalidParamsMessage(verdict.errors), {
+      errors: verdict.errors,
+    });
+  }
+  return checked;
+}
+
+/** `Invalid params: /name must be string; must have required property 'path'`. */
+function invalidParamsMessage(errors: readonly ValidationIssue[]): string {
+  const problems = errors.map((error) => error.path ? `${error.path} ${error.msg}` : error.msg);
+  return `Invalid params: ${problems.join("; ")}`;
 }

@@ -160,6 +160,62 @@ Deno.test("ValidatorService rejects bad params with -32602 and unknown tools wit
   await rejectsWith(tools.call("nope", {}), RPC_ERROR.methodNotFound);
 });
 
+async function invalidParams(promise: Promise<unknown>): Promise<RpcError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RpcError, String(error));
+    assert.equal(error.code, RPC_ERROR.invalidParams);
+    return error;
+  }
+  assert.fail("expected an invalid-params error");
+}
+
+Deno.test("ValidatorService checks arguments against the tools' inputSchemas, with pointers", async () => {
+  const { service: tools } = service();
+  const mistyped = await invalidParams(tools.call("get_schema", { name: 5 }));
+  assert.equal(mistyped.message, "Invalid params: /name must be string");
+  assert.deepEqual(mistyped.data, { errors: [{ path: "/name", msg: "must be string" }] });
+  const missing = await invalidParams(tools.call("diff_assets", { base: {} }));
+  assert.deepEqual(missing.data, {
+    errors: [{ path: "", msg: "must have required property 'new'" }],
+  });
+  assert.match(missing.message, /^Invalid params: must have required property 'new'$/);
+  // The definition types populate_backend's asset as an object.
+  const notObject = await invalidParams(tools.call("populate_backend", { asset: [1] }));
+  assert.deepEqual(notObject.data, { errors: [{ path: "/asset", msg: "must be object" }] });
+  // The alias takes validate_asset's arguments.
+  await invalidParams(tools.call("validate", { asset: {}, schema: 7 }));
+  // A null optional argument is an absent one; a null required one is not.
+  assert.equal((await tools.call("list_examples", { component: null })).ok, true);
+  assert.deepEqual(await tools.call("validate_asset", { asset: { name: "a" }, schema: null }), {
+    ok: false,
+    reason: "validation_failed",
+    errors: [{ path: "", msg: "schema is required" }],
+  });
+  await invalidParams(tools.call("get_example", { path: null }));
+});
+
+Deno.test("every argument a tool definition types is checked as its definition says", async () => {
+  const { service: tools } = service();
+  for (const definition of tools.definitions) {
+    const properties = definition.inputSchema.properties as Record<string, { type?: string }>;
+    for (const [parameter, schema] of Object.entries(properties)) {
+      if (schema.type === undefined) continue;
+      const wrong = schema.type === "string" ? 1 : "text";
+      const params = { asset: {}, base: {}, new: {}, name: "x", path: "x", schema: "x" };
+      const error = await invalidParams(
+        tools.call(definition.name, { ...params, [parameter]: wrong }),
+      );
+      assert.deepEqual(
+        error.data,
+        { errors: [{ path: `/${parameter}`, msg: `must be ${schema.type}` }] },
+        `${definition.name} ${parameter}`,
+      );
+    }
+  }
+});
+
 Deno.test("populate_backend() is unsupported without a backend URL", async () => {
   const { service: tools } = service();
   assert.deepEqual(await tools.call("populate_backend", { asset: { name: "x" } }), {

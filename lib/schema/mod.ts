@@ -30,3 +30,16 @@ export {
 export { SCHEMA_ALIASES } from "./_names.ts";
 export { embeddedValidatorsSource } from "./embedded_validators_source.ts";
 export { compileJsonSchema, type JsonSchemaValidator } from "./compile_json_schema.ts";
+export {
+  conformJson,
+  type ConformOptions,
+  type ConformResult,
+  numericString,
+} from "./conform_json.ts";
+export {
+  EMBEDDED_SCHEMA_FILES,
+  embeddedSchemaSet,
+  type ResolvedSchema,
+  type SchemaSet,
+  schemaSetOf,
+} from "./schema_set.ts";
