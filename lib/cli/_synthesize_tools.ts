@@ -305,7 +305,10 @@ async function executionTarget(
   upstreamCommand: string[],
 ) {
   if (values.upstream || values["upstream-url"]) {
-    const upstream = upstreamTargetOf(values, upstreamCommand);
+    const target = upstreamTargetOf(values, upstreamCommand);
+    const upstream = target.kind === "stdio"
+      ? { ...target, cwd: io.cwd, env: io.environment?.() }
+      : target;
     const opened = await openUpstreamValidation(upstream, tool.source_chain.tools);
     if (opened.refusal) await io.stderr(`synthesize validate: ${opened.refusal}\n`);
     return opened;

@@ -86,7 +86,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const report = (line: string) => io.stderr(`mcp-proxy: ${neutralizeTerminalText(line)}\n`);
   try {
     await runMcpProxy({
-      upstream: { ...upstream, ...(upstream.kind === "stdio" ? { cwd: io.cwd } : {}) },
+      upstream: upstream.kind === "stdio"
+        ? { ...upstream, cwd: io.cwd, env: io.environment?.() }
+        : upstream,
       stateDir: stateDirectory(io, values["state-dir"]),
       allowWrites: values["allow-writes"] ?? false,
       env: io.env,

@@ -13,7 +13,7 @@
  * `roots/list` requests are answered by the client; otherwise with no roots, so an
  * upstream that falls back to its own configuration (server-filesystem's folders) keeps it.
  */
-import { type Client, type Tool } from "@modelcontextprotocol/client";
+import type { Client, Tool } from "@modelcontextprotocol/client";
 import {
   ProtocolError,
   ProtocolErrorCode,

@@ -13,7 +13,14 @@ import { UsageError, VERSION } from "../core/mod.ts";
 
 /** Where the upstream is. Header values are secrets: never printed or recorded. */
 export type UpstreamTarget =
-  | { kind: "stdio"; command: string; args: string[]; cwd?: string }
+  | {
+    kind: "stdio";
+    command: string;
+    args: string[];
+    cwd?: string;
+    /** Its environment (default: the SDK's few inherited variables, PATH, HOME, …). */
+    env?: Record<string, string>;
+  }
   | { kind: "http"; url: string; headers: Record<string, string> };
 
 /** Most pages of `tools/list` read from an upstream (a peer could page forever). */
@@ -93,6 +100,7 @@ export async function connectUpstream(
       command: target.command,
       args: target.args,
       cwd: target.cwd,
+      env: target.env,
       stderr: "inherit",
     })
     : new StreamableHTTPClientTransport(new URL(target.url), {

@@ -8,16 +8,11 @@
  *
  * Tools: `find_record {name}` → `{id, owner}` and `get_record {id}` → `{id, body}` (both
  * read-only), `append_note {text}` (a write), `count_slowly {steps}` (a progress
- * notification per step, 100 ms apart; answers how far it got), `broken` (isError) and
- * `refuse` (a JSON-RPC error, code -32602). A resource `records://all` and a prompt
+ * notification per step, 100 ms apart; answers how far it got) and `broken` (isError).
+ * A resource `records://all` and a prompt
  * `summarize {name}` show that the rest passes through.
  */
-import {
-  fromJsonSchema,
-  McpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-} from "@modelcontextprotocol/server";
+import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 
 const dataFile = Deno.args[0];
@@ -86,12 +81,6 @@ server.registerTool("broken", {
   description: "Always fails as a tool",
   inputSchema: object({}, []),
 }, () => text("it broke", true));
-server.registerTool("refuse", {
-  description: "Always fails as a request",
-  inputSchema: object({}, []),
-}, () => {
-  throw new ProtocolError(ProtocolErrorCode.InvalidParams, "refused on purpose");
-});
 server.registerResource("all", "records://all", { mimeType: "application/json" }, (uri) => ({
   contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(data()) }],
 }));
