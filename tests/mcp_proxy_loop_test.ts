@@ -13,10 +13,19 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
 
-const SERVER = new URL(
-  "../.tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
-  import.meta.url,
-).pathname;
+/** Where .ci/run installs it (.tools/mcp-servers/), or a local install into .tools/. */
+const SERVER = [".tools/mcp-servers/", ".tools/"].map((prefix) =>
+  new URL(
+    `../${prefix}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`,
+    import.meta.url,
+  ).pathname
+).find((path) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+});
 
 function nodeFound(): boolean {
   try {
@@ -27,15 +36,12 @@ function nodeFound(): boolean {
   }
 }
 
-const SKIP = (() => {
-  try {
-    Deno.statSync(SERVER);
-  } catch {
-    return "server-filesystem is not in .tools/ (npm install --prefix .tools " +
-      "@modelcontextprotocol/server-filesystem@2026.8.31)";
-  }
-  return nodeFound() ? undefined : "no node on PATH";
-})();
+const SKIP = SERVER === undefined
+  ? "server-filesystem is not in .tools/ (npm install --prefix .tools " +
+    "@modelcontextprotocol/server-filesystem@2026.8.31)"
+  : nodeFound()
+  ? undefined
+  : "no node on PATH";
 if (SKIP) console.warn(`skipping the mcp-proxy loop test: ${SKIP}`);
 
 const CHAIN = "search_files>read_text_file";
@@ -58,7 +64,7 @@ async function session<T>(
       stateDir,
       "--",
       "node",
-      SERVER,
+      SERVER!,
       folder,
     ],
     env: childEnv(),
@@ -149,7 +155,7 @@ Deno.test({
           "--upstream",
           "--",
           "node",
-          SERVER,
+          SERVER!,
           folder,
         ]),
       ) as {

@@ -2,7 +2,7 @@ import type { CallToolRequest, CallToolResult, ServerContext } from "@modelconte
 import type { Client } from "@modelcontextprotocol/client";
 import { errorMessage } from "../core/mod.ts";
 import { errorOutcome, resultOutcome, summarizeCallResult } from "./call_result.ts";
-import type { ProxyState } from "./mcp_proxy.ts";
+import type { ProxyState } from "./_proxy_state.ts";
 import { callComposite } from "./upstream_composites.ts";
 
 /** The deadline of one composite call through the proxy. */

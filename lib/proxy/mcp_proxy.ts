@@ -27,6 +27,7 @@ import { EventRecorder } from "./event_recorder.ts";
 import { connectUpstream, listAllTools, upstreamSecrets, type UpstreamTarget } from "./upstream.ts";
 import { offerComposites, type OfferedComposite } from "./upstream_composites.ts";
 import { serveToolCall } from "./_tool_call.ts";
+import type { ProxyState } from "./_proxy_state.ts";
 import { forwardNotifications, forwardRequests } from "./_forwarding.ts";
 
 export interface McpProxyOptions {
@@ -43,17 +44,6 @@ export interface McpProxyOptions {
   /** The recorded session id when the transport has none (default: one per proxy run). */
   sessionId?: string;
   now?: () => number;
-}
-
-/** What the proxy holds while it serves. */
-export interface ProxyState {
-  upstream: Client;
-  recorder: EventRecorder;
-  composites: Map<string, OfferedComposite>;
-  upstreamTools: Tool[];
-  sessionId: string;
-  now: () => number;
-  inFlight: { count: number };
 }
 
 /** Most tool calls the client may have in flight at once through the proxy. */
