@@ -72,6 +72,7 @@ export function realIo(): CliIo {
     stderr: stderrWriter(),
     stdin: Deno.stdin.readable,
     env: (name) => Deno.env.get(name) ?? dotEnv.get(name),
+    environment: () => Deno.env.toObject(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     cwd,
     selfCommand: selfCommand(),

@@ -20,6 +20,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   chat: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   synthesize: ["core", "schema", "patch", "llm", "tools", "chat"],
   preview: ["core", "schema"],
+  proxy: ["core", "tools", "synthesize"],
   cli: [
     "core",
     "schema",
@@ -32,6 +33,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     "chat",
     "synthesize",
     "preview",
+    "proxy",
   ],
 };
 

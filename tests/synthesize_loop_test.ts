@@ -167,7 +167,7 @@ Deno.test({
       assert.match(changed.stdout, /reason +executed: mean similarity/);
       const refused = await syn(dir, ["synthesize", "validate", TOOL, "--execute"]);
       assert.equal(refused.code, 2);
-      assert.match(refused.stderr, /give its --root DIR/);
+      assert.match(refused.stderr, /give --root DIR/);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

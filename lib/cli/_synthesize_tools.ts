@@ -5,6 +5,8 @@ import {
   type ChainSample,
   checkSynthesizedTool,
   type EventStore,
+  type ExecutionScore,
+  type ExecutionTarget,
   type IngestReport,
   InsufficientDataError,
   loadSynthesizeConfig,
@@ -25,13 +27,8 @@ import {
   validateByReplay,
   type ValidationResult,
 } from "../synthesize/mod.ts";
-import {
-  baselineRegistry,
-  compositeProblems,
-  compositeToolDescriptor,
-  type ToolResult,
-  ToolSession,
-} from "../tools/mod.ts";
+import { baselineRegistry, compositeProblems, outputSummary, ToolSession } from "../tools/mod.ts";
+import { openUpstreamValidation, upstreamTargetOf } from "../proxy/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -156,10 +153,10 @@ export async function validateStored(
   registry: SynthesizedRegistry,
   entry: RegistryEntry,
   config: SynthesizeConfig,
-  execute?: (args: Record<string, unknown>) => Promise<ToolResult>,
+  target?: ExecutionTarget,
 ): Promise<{ result: ValidationResult; status: string } | { insufficient: string }> {
   try {
-    const result = await validateByReplay(store, entry.tool, config.validation, Date.now, execute);
+    const result = await validateByReplay(store, entry.tool, config.validation, Date.now, target);
     const saved = await registry.recordValidation(
       entry.tool.tool_id,
       result,
@@ -242,19 +239,29 @@ function describeValidation(result: ValidationResult, status: string): string {
       : []),
     `  wiring        ${wiring.held} of ${wiring.checked} wired values held`,
     `  latency       ${describeLatency(result.latency)}`,
-    ...(result.execution
-      ? [
-        `  executed      mean ${result.execution.mean_similarity.toFixed(3)}, min ${
-          result.execution.min_similarity.toFixed(3)
-        } over ${result.execution.sessions} runs in the sandbox (${result.execution.failures.length} failed)`,
-      ]
-      : []),
+    ...(result.execution ? describeExecution(result.execution) : []),
     `  error parity  ${
       result.error_parity ? "yes" : `no: ${result.unhandled_failures.length} unhandled failure(s)`
     }`,
     ...result.reasons.map((reason) => `  reason        ${reason}`),
     "",
   ].join("\n");
+}
+
+function describeExecution(execution: ExecutionScore): string[] {
+  const against = execution.baseline === "rerun"
+    ? "vs the original calls re-run"
+    : "vs the recorded output";
+  return [
+    `  executed      mean ${execution.mean_similarity.toFixed(3)}, min ${
+      execution.min_similarity.toFixed(3)
+    } ${against}, over ${execution.sessions} runs ${execution.where} (${execution.failures.length} failed)`,
+    ...(execution.recorded_mean_similarity === undefined ? [] : [
+      `                (vs the recorded output: mean ${
+        execution.recorded_mean_similarity.toFixed(3)
+      })`,
+    ]),
+  ];
 }
 
 function describeLatency(latency: ValidationResult["latency"]): string {
@@ -273,21 +280,46 @@ function evidenceNote(result: ValidationResult): string {
   return notes.length ? ` [${notes.join(", ")}]` : "";
 }
 
-/** A tool session in `root` that runs this (not yet promoted) composite, for `--execute`. */
-async function compositeExecutor(tool: SynthesizedTool, root: string, granted: string[]) {
+/** A tool session in `root` whose tools run this (not yet promoted) composite's steps. */
+async function sandboxTarget(tool: SynthesizedTool, root: string, granted: string[]) {
   const tools = await baselineRegistry();
   const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined);
   if (problems.length) {
     throw new UsageError(`cannot execute ${tool.tool_id}: ${problems.join("; ")}`);
   }
-  const descriptor = compositeToolDescriptor(tool);
-  await tools.register(descriptor);
   const session = await ToolSession.open({ root, registry: tools, granted });
-  return {
-    run: (args: Record<string, unknown>) =>
-      session.call({ id: crypto.randomUUID(), tool: descriptor.name, args }),
-    [Symbol.asyncDispose]: async () => await session.close(),
+  const target: ExecutionTarget = {
+    execute: (name, args) => session.call({ id: crypto.randomUUID(), tool: name, args }),
+    summarize: outputSummary,
+    where: "in the sandbox",
+    rerunOriginals: false,
   };
+  return { target, [Symbol.asyncDispose]: async () => await session.close() };
+}
+
+/** The execution target `--execute` names: the sandbox (`--root`) or a live upstream. */
+async function executionTarget(
+  io: CliIo,
+  tool: SynthesizedTool,
+  values: { root?: string; grant?: string[]; upstream?: boolean; "upstream-url"?: string },
+  upstreamCommand: string[],
+) {
+  if (values.upstream || values["upstream-url"]) {
+    const target = upstreamTargetOf(values, upstreamCommand);
+    const upstream = target.kind === "stdio"
+      ? { ...target, cwd: io.cwd, env: io.environment?.() }
+      : target;
+    const opened = await openUpstreamValidation(upstream, tool.source_chain.tools);
+    if (opened.refusal) await io.stderr(`synthesize validate: ${opened.refusal}\n`);
+    return opened;
+  }
+  if (!values.root) {
+    throw new UsageError(
+      "--execute runs the composite: give --root DIR (syn's tools in the sandbox), or " +
+        "--upstream -- <command…> / --upstream-url URL (an MCP server's tools)",
+    );
+  }
+  return await sandboxTarget(tool, resolve(io.cwd, values.root), values.grant ?? []);
 }
 
 /** `syn synthesize validate <tool-id>`: replay, store the result, move the tool on. */
@@ -296,18 +328,24 @@ export async function validateTool(
   io: CliIo,
   helpers: SynthesizeHelpers,
 ): Promise<number> {
-  const { values, positionals } = parseCommandArgs("synthesize validate", args, {
+  const { values, positionals: all } = parseCommandArgs("synthesize validate", args, {
     ...COMMON,
     execute: { type: "boolean" },
     root: { type: "string" },
     grant: { type: "string", multiple: true },
+    upstream: { type: "boolean" },
+    "upstream-url": { type: "string" },
+    "upstream-header": { type: "string", multiple: true },
   });
   if (values.help) return await io.stdout(helpers.help), EXIT.ok;
+  const split = args.indexOf("--");
+  const upstreamCommand = split < 0 ? [] : args.slice(split + 1);
+  const positionals = all.slice(0, all.length - upstreamCommand.length);
   if (positionals.length !== 1) {
     throw new UsageError("name the tool to validate (see 'syn synthesize list')");
   }
-  if (values.execute && !values.root) {
-    throw new UsageError("--execute runs the composite in the sandbox: give its --root DIR");
+  if ((values.upstream || values["upstream-url"]) && !values.execute) {
+    throw new UsageError("--upstream and --upstream-url go with --execute");
   }
   const config = await configOf(io, values.config);
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
@@ -316,9 +354,9 @@ export async function validateTool(
   if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
   await using store = await openEventStore(stateDir, io.env);
   await using executor = values.execute
-    ? await compositeExecutor(entry.tool, resolve(io.cwd, values.root!), values.grant ?? [])
+    ? await executionTarget(io, entry.tool, values, upstreamCommand)
     : undefined;
-  const outcome = await validateStored(store, registry, entry, config, executor?.run);
+  const outcome = await validateStored(store, registry, entry, config, executor?.target);
   if ("insufficient" in outcome) {
     await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${outcome.insufficient}\n`);
     return EXIT.failure;

@@ -24,6 +24,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./mcp_serve.ts"),
   },
   {
+    name: "mcp-proxy",
+    summary: "record any MCP server's tool calls and serve promoted composites over its tools",
+    load: () => import("./mcp_proxy.ts"),
+  },
+  {
     name: "tools",
     summary: "list the agent tools, or run one call in the permission sandbox",
     load: () => import("./tools.ts"),

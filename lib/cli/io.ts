@@ -8,6 +8,11 @@ export interface CliIo {
   stdin: ReadableStream<Uint8Array>;
   /** Reads one environment variable. */
   env(name: string): string | undefined;
+  /**
+   * The whole process environment, for a child that should inherit it as a launcher
+   * would (the upstream server of `syn mcp-proxy`). Absent in tests: the child gets none.
+   */
+  environment?(): Record<string, string>;
   /** Whether standard error is a terminal (progress lines are shown only then). */
   stderrIsTerminal: boolean;
   /** Current working directory. */

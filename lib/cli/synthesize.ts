@@ -21,6 +21,7 @@ import {
   runSynthesis,
   validateTool,
 } from "./_synthesize_tools.ts";
+import { stateDirectory } from "./_state_directory.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
@@ -36,6 +37,9 @@ Usage:
                      [--min-support S] [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize validate <tool-id> [--execute --root DIR [--grant CAP]...]
                           [--config syn.jsonc] [--state-dir DIR] [--json]
+  syn synthesize validate <tool-id> --execute --upstream -- <command> [args…]
+  syn synthesize validate <tool-id> --execute --upstream-url URL
+                          [--upstream-header 'Name: value']...
   syn synthesize approve <tool-id> --promote [--state-dir DIR] [--json]
   syn synthesize list [--state-dir DIR] [--json]
   syn synthesize report [--include-testing] [--state-dir DIR] [--json]
@@ -56,8 +60,15 @@ Subcommands:
             passing tool becomes TESTING (PROMOTED when require_approval is false).
             Replay alone (evidence "replay") scores whether the steps are called as
             recorded: their recorded output is replayed, so it reproduces by construction;
-            --execute --root DIR also runs the composite. Sessions whose steps all have
-            latency 0 give "no latency recorded" (latency.recorded false), not a ratio
+            --execute --root DIR also runs the composite in the sandbox (syn's tools) and
+            scores it against the recorded output. --execute --upstream -- <command…>
+            (or --upstream-url URL) runs it against that live MCP server: the composite on
+            each session's recorded inputs, and the original calls re-run one by one, and
+            scores one against the other ("executed", beside replay's score); a tool
+            passes only when both do. Only a chain of tools the server annotates
+            readOnlyHint: true is executed: one with a write step stays replay-only, and
+            says so. Sessions whose steps all have latency 0 give "no latency recorded"
+            (latency.recorded false), not a ratio
   approve   --promote a TESTING tool (a DRAFT is refused with the reason)
   list      every synthesized tool with its status
   report    on the stored sessions, the tool calls (and LLM round trips) the PROMOTED
@@ -172,10 +183,7 @@ const FORMAT_NAMES: Record<FormatHint["format"], string> = {
   bfcl: "BFCL sessions",
 };
 
-/** The state folder: --state-dir, else SYN_STATE_DIR, else .syn/ in the current folder. */
-export function stateDirectory(io: CliIo, flag: string | undefined): string {
-  return resolve(io.cwd, flag || io.env("SYN_STATE_DIR") || ".syn");
-}
+export { stateDirectory };
 
 /** Text from outside (file names, reasons) with control characters escaped for a terminal. */
 function printable(text: string): string {

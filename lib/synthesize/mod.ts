@@ -127,6 +127,7 @@ export {
 export { type ModelSynthesisOptions, synthesizeWithModel } from "./synthesize_with_model.ts";
 export {
   type ExecutionScore,
+  type ExecutionTarget,
   recordedArguments,
   type RecordedRun,
   validateByExecution,

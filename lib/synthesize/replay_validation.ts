@@ -11,8 +11,12 @@ import { withinDepth } from "./_json_depth.ts";
 import type { EventStore, SessionRange } from "./event_store.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 import type { StoredToolEvent, ToolOutcome } from "./tool_event.ts";
-import { planLatency, strategyHandles, type ToolResult } from "../tools/mod.ts";
-import { type ExecutionScore, validateByExecution } from "./execution_validation.ts";
+import { planLatency, strategyHandles } from "../tools/mod.ts";
+import {
+  type ExecutionScore,
+  type ExecutionTarget,
+  validateByExecution,
+} from "./execution_validation.ts";
 
 /** The `validation` keys of the configuration, with the spec's defaults. */
 export interface ValidationConfig {
@@ -44,7 +48,8 @@ export interface ReplaySession {
  * What the equivalence score rests on. `replay`: recorded values only — where every step
  * would be called as recorded, the projected output is the recorded one by construction,
  * so the score says whether the calls reproduce, not whether the outputs would.
- * `execution`: the composite was also run in the sandbox and its outputs scored.
+ * `execution`: the composite was also executed (in the sandbox, or against the live MCP
+ * server whose tools its steps are) and its outputs scored.
  */
 export type ValidationEvidence = "replay" | "execution";
 
@@ -74,7 +79,7 @@ export interface ValidationResult {
   };
   error_parity: boolean;
   unhandled_failures: { session_id: string; step: number; outcome: ToolOutcome }[];
-  /** With execution: the composite run in the sandbox on the recorded inputs. */
+  /** With execution: the composite run on the recorded inputs (see `ExecutionScore`). */
   execution?: ExecutionScore;
   validated_at: string;
 }
@@ -226,14 +231,15 @@ export function unhandledFailures(tool: SynthesizedTool, sessions: readonly Repl
 
 /**
  * Validates a tool by replaying the newest `min_replay_sessions` sessions that contain its
- * chain. Throws `InsufficientDataError` when there are fewer.
+ * chain, and — given an execution `target` — by executing it on their inputs too (then the
+ * execution score must pass as well). Throws `InsufficientDataError` when there are fewer.
  */
 export async function validateByReplay(
   store: EventStore,
   tool: SynthesizedTool,
   config: ValidationConfig,
   now: () => number = Date.now,
-  execute?: (args: Record<string, unknown>) => Promise<ToolResult>,
+  target?: ExecutionTarget,
 ): Promise<ValidationResult> {
   const chain = tool.source_chain.tools;
   // A session whose wired values' sources were not recorded cannot be replayed offline.
@@ -261,11 +267,11 @@ export async function validateByReplay(
   const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
   const ratio = original === 0 ? 1 : composite / original;
   const unhandled = unhandledFailures(tool, sessions);
-  const execution = execute
+  const execution = target
     ? await validateByExecution(
       tool,
       sessions,
-      execute,
+      target,
       (executed, recorded) => similarity(executed, recorded, config.similarity_method),
     )
     : undefined;

@@ -1,0 +1,105 @@
+import { neutralizeTerminalText, UsageError } from "../core/mod.ts";
+import { describeUpstream, runMcpProxy, upstreamTargetOf } from "../proxy/mod.ts";
+import { parseCommandArgs } from "./args.ts";
+import { stateDirectory } from "./_state_directory.ts";
+import { type CliIo, EXIT } from "./io.ts";
+
+export const help =
+  `syn mcp-proxy — record any MCP server's tool calls, and serve composites over its tools
+
+Usage:
+  syn mcp-proxy [--state-dir DIR] [--allow-writes] -- <command> [args…]
+  syn mcp-proxy [--state-dir DIR] [--allow-writes] --upstream-url URL
+                [--upstream-header 'Name: value']...
+
+Put syn mcp-proxy where your MCP client starts a server, with that server after '--'. The
+client sees the same server: its tools, resources, prompts and capabilities, unchanged
+(progress and cancellation of tool calls, and list-changed notifications, pass through).
+The proxy speaks MCP on stdin/stdout; its own messages go to stderr.
+
+What it adds:
+  recording   every tools/call becomes a tool event in the state folder's event store:
+              tool, arguments (secrets masked), output summary (structured content as
+              JSON, else the text; capped at 4096 characters), outcome (SUCCESS, FAILURE
+              for isError or a JSON-RPC error, TIMEOUT), latency, and the session (one per
+              proxy run on stdio). 'syn synthesize' mines them as they are: no ingest step.
+              A store that fails never fails a call: it is reported once on stderr.
+  composites  the PROMOTED composites whose steps are all tools this server lists are
+              offered as extra tools, composite.<tool_id>, with the composite's parameters;
+              each step runs as a call to this server (the composite plan: waves, the
+              concurrency cap, wiring, the error strategy). A composite with a step the
+              server does not annotate readOnlyHint: true is offered only with
+              --allow-writes; its annotations are the most permissive of its steps'. A
+              composite call is recorded as one call of composite.<tool_id>; its steps are
+              not recorded (they are not the client's calls).
+
+Options:
+  --state-dir DIR          the state folder (default $SYN_STATE_DIR, else .syn/ here); events
+                           in DIR/events.sqlite unless SYN_EVENT_STORE names a Postgres URL;
+                           composites from DIR/synthesized/
+  --allow-writes           also offer composites with a step that may write
+  --upstream-url URL       an upstream on Streamable HTTP instead of a command
+  --upstream-header 'N: v' a header sent to it (repeatable), e.g. its Authorization; values
+                           are masked wherever calls are recorded and never printed
+  -h, --help               show this help
+
+Roots: a client that declares the roots capability keeps it: the server asks for roots
+and the client answers (server-filesystem then serves the client's roots instead of the
+folders on its command line). Otherwise the server is told there are none.
+
+The loop, from recorded traffic to a promoted composite:
+  syn synthesize run --top 1
+  syn synthesize validate <tool-id> --execute --upstream -- <command> [args…]
+  syn synthesize approve <tool-id> --promote
+  syn synthesize report
+(validate executes only chains of read-only tools, against the live server, and scores the
+composite against the original calls re-run.)
+
+Examples:
+  syn mcp-proxy -- node ./node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ~/notes
+  syn mcp-proxy --state-dir ~/.syn --upstream-url https://mcp.example.com/mcp \\
+                --upstream-header 'Authorization: Bearer $TOKEN'
+
+Exit codes: 0 the client disconnected, 2 bad usage or the upstream could not be started.
+`;
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const split = args.indexOf("--");
+  const command = split < 0 ? [] : args.slice(split + 1);
+  const { values, positionals } = parseCommandArgs(
+    "mcp-proxy",
+    split < 0 ? args : args.slice(0, split),
+    {
+      "state-dir": { type: "string" },
+      "allow-writes": { type: "boolean" },
+      "upstream-url": { type: "string" },
+      "upstream-header": { type: "string", multiple: true },
+    },
+  );
+  if (values.help) return await io.stdout(help), EXIT.ok;
+  if (positionals.length) {
+    throw new UsageError(
+      `put the upstream's command after --: ${neutralizeTerminalText(positionals[0])}`,
+    );
+  }
+  const upstream = upstreamTargetOf(values, command);
+  const report = (line: string) => io.stderr(`mcp-proxy: ${neutralizeTerminalText(line)}\n`);
+  try {
+    await runMcpProxy({
+      upstream: upstream.kind === "stdio"
+        ? { ...upstream, cwd: io.cwd, env: io.environment?.() }
+        : upstream,
+      stateDir: stateDirectory(io, values["state-dir"]),
+      allowWrites: values["allow-writes"] ?? false,
+      env: io.env,
+      report: (line) => void report(line),
+    });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    await report(
+      `could not serve through ${describeUpstream(upstream)}: ${(error as Error).message}`,
+    );
+    return EXIT.usage;
+  }
+  return EXIT.ok;
+}
