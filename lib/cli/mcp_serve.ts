@@ -10,14 +10,19 @@ import {
 } from "../core/mod.ts";
 import {
   createValidatorHandler,
+  type McpHttpServerOptions,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
+  serveToolsHttp,
+  serveToolsStdio,
   serveValidatorHttp,
   startValidatorServer,
   type ValidatorEndpoint,
   ValidatorService,
 } from "../mcp/mod.ts";
+import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
+import { openToolsServing, TOOLS_FLAGS } from "./_mcp_serve_tools.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -210,11 +215,16 @@ export async function runMcpServe(
     http: { type: "string" },
     "allow-host": { type: "string", multiple: true },
     "no-auth": { type: "boolean" },
+    tools: { type: "boolean" },
+    ...TOOLS_FLAGS,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const secrets = secretsFromEnv(io.env);
   const log = (line: string) => void io.stderr(redactText(line, secrets) + "\n");
   const http = resolveHttpTarget(values, io.env);
+  if (values.tools) return await runToolsServe(values, io, log, http);
+  const stray = Object.keys(TOOLS_FLAGS).find((flag) => flag in values);
+  if (stray) throw new UsageError(`--${stray} needs --tools`);
   // With --http alone only HTTP is served; an NDJSON endpoint joins it when one is asked for.
   const ndjson = values.stdio || values.tcp !== undefined || values.socket !== undefined;
   const target = ndjson || !http ? resolveServeTarget(values, io.env, log) : undefined;
@@ -240,7 +250,9 @@ export async function runMcpServe(
   const servers: Served[] = [];
   try {
     if (target) servers.push(await startNdjson(target, service, io, log));
-    if (http) servers.push(await startHttp(http, service, log));
+    if (http) {
+      servers.push(await startHttp(http, (options) => serveValidatorHttp(service, options), log));
+    }
   } catch (error) {
     await Promise.all(servers.map((server) => server.shutdown()));
     throw error;
@@ -254,6 +266,56 @@ type Served = (RunningValidatorServer | RunningMcpHttpServer) & {
   ready: { line: string; file: string };
 };
 
+/**
+ * `--tools`: syn's sandboxed tools and promoted composites instead of the validator, over
+ * the MCP transports only — stdio (the default) and `--http`; NDJSON over TCP or a socket
+ * has no MCP client to talk to.
+ */
+async function runToolsServe(
+  values: Parameters<typeof openToolsServing>[0] & McpServeTransportFlags,
+  io: CliIo,
+  log: (line: string) => void,
+  http: HttpServeTarget | undefined,
+): Promise<number> {
+  if (values.tcp !== undefined || values.socket !== undefined) {
+    throw new UsageError("--tools serves MCP on stdio and --http only, not --tcp or --socket");
+  }
+  await using tools = await openToolsServing(values, io, log);
+  log(`mcp:tools recording=${JSON.stringify(tools.recordingTo)}`);
+  const servers: Served[] = [];
+  try {
+    if (values.stdio || !http) {
+      const server = await serveToolsStdio(stdioConnection(io), tools.options);
+      servers.push(Object.assign(server, { ready: { line: "mode=stdio", file: "" } }));
+    }
+    if (http) {
+      servers.push(
+        await startHttp(http, (options) => serveToolsHttp({ ...tools.options, ...options }), log),
+      );
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.shutdown()));
+    throw error;
+  }
+  return await runUntilStopped(servers, io, log, () => Promise.resolve());
+}
+
+interface McpServeTransportFlags {
+  stdio?: boolean;
+  tcp?: string;
+  socket?: string;
+}
+
+/** Standard input and output as a connection (stdout carries frames only). */
+function stdioConnection(io: CliIo): RpcConnection {
+  return {
+    readable: io.stdin,
+    write: async (data) =>
+      await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
+    close() {},
+  };
+}
+
 async function startNdjson(
   target: ServeTarget,
   service: ValidatorService,
@@ -261,15 +323,7 @@ async function startNdjson(
   log: (line: string) => void,
 ): Promise<Served> {
   const endpoint: ValidatorEndpoint = target.mode === "stdio"
-    ? {
-      mode: "stdio",
-      connection: {
-        readable: io.stdin,
-        write: async (data) =>
-          await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
-        close() {},
-      },
-    }
+    ? { mode: "stdio", connection: stdioConnection(io) }
     : target;
   const server = await startValidatorServer(
     endpoint,
@@ -282,13 +336,13 @@ async function startNdjson(
 
 async function startHttp(
   target: HttpServeTarget,
-  service: ValidatorService,
+  serve: (options: McpHttpServerOptions) => Promise<RunningMcpHttpServer>,
   log: (line: string) => void,
 ): Promise<Served> {
   let server: RunningMcpHttpServer;
   try {
     const { hostname, port, token, allowHosts } = target;
-    server = await serveValidatorHttp(service, { hostname, port, token, allowHosts, log });
+    server = await serve({ hostname, port, token, allowHosts, log });
   } catch (error) {
     throw new SynError(
       "listen_failed",

@@ -82,7 +82,12 @@ export {
   patternProblems,
   patternRisk,
 } from "./_pattern_safety.ts";
-export { outputSummary, ToolSession, type ToolSessionOptions } from "./tool_session.ts";
+export {
+  outputSummary,
+  toolOutcome,
+  ToolSession,
+  type ToolSessionOptions,
+} from "./tool_session.ts";
 export {
   applyCapabilityAction,
   type CapabilityActionResult,
