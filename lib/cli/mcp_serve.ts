@@ -10,14 +10,19 @@ import {
 } from "../core/mod.ts";
 import {
   createValidatorHandler,
+  type McpHttpServerOptions,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
+  serveToolsHttp,
+  serveToolsStdio,
   serveValidatorHttp,
   startValidatorServer,
   type ValidatorEndpoint,
   ValidatorService,
 } from "../mcp/mod.ts";
+import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
+import { openToolsServing, TOOLS_FLAGS } from "./_mcp_serve_tools.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -26,6 +31,8 @@ export const help =
 
 Usage:
   syn mcp-serve [--stdio | --tcp HOST:PORT | --socket PATH] [--http HOST:PORT [options]]
+  syn mcp-serve --tools --root DIR [--grant CAP]... [--state-dir DIR] [sandbox options]
+                [--stdio] [--http HOST:PORT [options]]
 
 Serves the tools list_schemas, get_schema, list_examples, get_example, validate_asset
 (alias validate), diff_assets and populate_backend by method name, and the Model Context
@@ -42,6 +49,19 @@ with --stdio, --tcp or --socket both run in one process on one service. Up to 64
 sessions at once (more are refused with 503), closed after 10 minutes without a
 request; request bodies over 1 MiB are refused (413).
 
+With --tools, syn's sandboxed tools are served instead of the validator's: fs.read_text,
+fs.list_dir, fs.write_text, shell.exec, http.get and every PROMOTED composite of the state
+folder whose steps are those tools (composite.<tool_id>; a new MCP session sees one
+promoted since the start), with their argument schemas and annotations (readOnlyHint,
+destructiveHint, idempotentHint, openWorldHint). Each call runs in the sandbox of
+'syn tools run' with the same flags, and answers the tool result as structuredContent
+(and as JSON text); ok: false is isError: true with the error code (path_escape,
+capability_required, ...). Every call is recorded as a tool event in the state folder's
+event store (SYN_EVENT_STORE applies), its session the MCP session id (one id per stdio
+connection), so 'syn synthesize mine' sees it with no ingest step. Secrets of the
+environment are masked in what is recorded. Only the MCP transports: stdio (the default)
+and --http (with its token, as above); --tcp and --socket are refused.
+
 Options:
   --stdio             serve stdin/stdout (the default); ends at end of input
   --tcp HOST:PORT     listen on TCP (port 0 picks a free port; see the ready line)
@@ -53,6 +73,18 @@ Options:
                       this machine may call (web pages are still refused by the Host and
                       Origin checks). Refused on any other address (exit 2)
   -h, --help          show this help
+
+Options of --tools (as for 'syn tools run'; see syn tools --help):
+  --tools             serve syn's sandboxed tools and composites instead of the validator
+  --root DIR          the sandbox root (required; must exist)
+  --grant CAP         grant a capability to every session: net, net:<host> (repeatable)
+  --net-allow-host H  the tools' network allowlist ('syn tools run --allow-host'; here
+                      --allow-host is the HTTP Host allowlist) (repeatable)
+  --shell-allow LIST  comma-separated programs added to the shell allowlist
+  --timeout-s N       the longest one call may take, in seconds
+  --state-dir DIR     events, http cache and composites (default $SYN_STATE_DIR, else .syn/)
+  --no-cache          do not read or write the http cache
+  --no-bubblewrap     run shell.exec without bubblewrap even where it works
 
 Environment (flags win):
   MCP_ENDPOINT        stdio | tcp | socket (unset: stdio, or tcp if MCP_HOST/MCP_PORT is set)
@@ -73,6 +105,8 @@ Examples:
   syn mcp-serve
   syn mcp-serve --tcp 127.0.0.1:7000
   syn mcp-serve --http 127.0.0.1:8765
+  syn mcp-serve --tools --root ./work --state-dir ./work-state
+  syn mcp-serve --tools --root ./work --grant net:example.com --http 127.0.0.1:8766
   SYN_SERVER_TOKEN=… syn mcp-serve --http 0.0.0.0:8765 --allow-host mcp.example.org
   echo '{"jsonrpc":"2.0","id":1,"method":"list_schemas"}' | syn mcp-serve
 `;
@@ -210,11 +244,16 @@ export async function runMcpServe(
     http: { type: "string" },
     "allow-host": { type: "string", multiple: true },
     "no-auth": { type: "boolean" },
+    tools: { type: "boolean" },
+    ...TOOLS_FLAGS,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const secrets = secretsFromEnv(io.env);
   const log = (line: string) => void io.stderr(redactText(line, secrets) + "\n");
   const http = resolveHttpTarget(values, io.env);
+  if (values.tools) return await runToolsServe(values, io, log, http);
+  const stray = Object.keys(TOOLS_FLAGS).find((flag) => flag in values);
+  if (stray) throw new UsageError(`--${stray} needs --tools`);
   // With --http alone only HTTP is served; an NDJSON endpoint joins it when one is asked for.
   const ndjson = values.stdio || values.tcp !== undefined || values.socket !== undefined;
   const target = ndjson || !http ? resolveServeTarget(values, io.env, log) : undefined;
@@ -240,7 +279,9 @@ export async function runMcpServe(
   const servers: Served[] = [];
   try {
     if (target) servers.push(await startNdjson(target, service, io, log));
-    if (http) servers.push(await startHttp(http, service, log));
+    if (http) {
+      servers.push(await startHttp(http, (options) => serveValidatorHttp(service, options), log));
+    }
   } catch (error) {
     await Promise.all(servers.map((server) => server.shutdown()));
     throw error;
@@ -254,6 +295,56 @@ type Served = (RunningValidatorServer | RunningMcpHttpServer) & {
   ready: { line: string; file: string };
 };
 
+/**
+ * `--tools`: syn's sandboxed tools and promoted composites instead of the validator, over
+ * the MCP transports only — stdio (the default) and `--http`; NDJSON over TCP or a socket
+ * has no MCP client to talk to.
+ */
+async function runToolsServe(
+  values: Parameters<typeof openToolsServing>[0] & McpServeTransportFlags,
+  io: CliIo,
+  log: (line: string) => void,
+  http: HttpServeTarget | undefined,
+): Promise<number> {
+  if (values.tcp !== undefined || values.socket !== undefined) {
+    throw new UsageError("--tools serves MCP on stdio and --http only, not --tcp or --socket");
+  }
+  await using tools = await openToolsServing(values, io, log);
+  log(`mcp:tools recording=${JSON.stringify(tools.recordingTo)}`);
+  const servers: Served[] = [];
+  try {
+    if (values.stdio || !http) {
+      const server = await serveToolsStdio(stdioConnection(io), tools.options);
+      servers.push(Object.assign(server, { ready: { line: "mode=stdio", file: "" } }));
+    }
+    if (http) {
+      servers.push(
+        await startHttp(http, (options) => serveToolsHttp({ ...tools.options, ...options }), log),
+      );
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.shutdown()));
+    throw error;
+  }
+  return await runUntilStopped(servers, io, log, () => Promise.resolve());
+}
+
+interface McpServeTransportFlags {
+  stdio?: boolean;
+  tcp?: string;
+  socket?: string;
+}
+
+/** Standard input and output as a connection (stdout carries frames only). */
+function stdioConnection(io: CliIo): RpcConnection {
+  return {
+    readable: io.stdin,
+    write: async (data) =>
+      await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
+    close() {},
+  };
+}
+
 async function startNdjson(
   target: ServeTarget,
   service: ValidatorService,
@@ -261,15 +352,7 @@ async function startNdjson(
   log: (line: string) => void,
 ): Promise<Served> {
   const endpoint: ValidatorEndpoint = target.mode === "stdio"
-    ? {
-      mode: "stdio",
-      connection: {
-        readable: io.stdin,
-        write: async (data) =>
-          await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
-        close() {},
-      },
-    }
+    ? { mode: "stdio", connection: stdioConnection(io) }
     : target;
   const server = await startValidatorServer(
     endpoint,
@@ -282,13 +365,13 @@ async function startNdjson(
 
 async function startHttp(
   target: HttpServeTarget,
-  service: ValidatorService,
+  serve: (options: McpHttpServerOptions) => Promise<RunningMcpHttpServer>,
   log: (line: string) => void,
 ): Promise<Served> {
   let server: RunningMcpHttpServer;
   try {
     const { hostname, port, token, allowHosts } = target;
-    server = await serveValidatorHttp(service, { hostname, port, token, allowHosts, log });
+    server = await serve({ hostname, port, token, allowHosts, log });
   } catch (error) {
     throw new SynError(
       "listen_failed",

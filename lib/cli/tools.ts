@@ -1,14 +1,13 @@
 import { resolve } from "node:path";
-import { appendJsonl, parseJson, secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import { appendJsonl, parseJson, SynError, UsageError } from "../core/mod.ts";
 import {
   baselineRegistry,
   DEFAULT_SHELL_ALLOW,
-  isCapability,
   type ToolDescriptor,
   type ToolResult,
-  ToolSession,
 } from "../tools/mod.ts";
-import { numberFlag, parseCommandArgs } from "./args.ts";
+import { parseCommandArgs } from "./args.ts";
+import { openToolSession, SANDBOX_FLAGS, toolSessionOptions } from "./_tool_session_options.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { readDocument } from "./_read_document.ts";
 
@@ -133,16 +132,10 @@ function describe(tool: ToolDescriptor): string {
 }
 
 const RUN_OPTIONS = {
-  root: { type: "string" },
+  ...SANDBOX_FLAGS,
   args: { type: "string" },
   "args-file": { type: "string" },
-  grant: { type: "string", multiple: true },
   "allow-host": { type: "string", multiple: true },
-  "shell-allow": { type: "string", multiple: true },
-  "timeout-s": { type: "string" },
-  "state-dir": { type: "string" },
-  "no-cache": { type: "boolean" },
-  "no-bubblewrap": { type: "boolean" },
   trace: { type: "string" },
 } as const;
 
@@ -156,37 +149,13 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
         : "name the tool to run (see syn tools list)",
     );
   }
-  if (!values.root) throw new UsageError("--root <dir> is required: the folder the tool may touch");
-  const grants = values.grant ?? [];
-  for (const cap of grants) {
-    if (!isCapability(cap)) throw new UsageError(`--grant: not a capability: ${cap}`);
-  }
-  const timeoutS = numberFlag("timeout-s", values["timeout-s"], { min: 0.001, max: 3600 });
+  const options = toolSessionOptions({ ...values, allowHosts: values["allow-host"] }, io);
   const callArgs = await readCallArgs(io, values.args, values["args-file"]);
   const traceFile = values.trace ? resolve(io.cwd, values.trace) : undefined;
-  let session: ToolSession;
-  try {
-    session = await ToolSession.open({
-      root: resolve(io.cwd, values.root),
-      granted: grants,
-      allowHosts: values["allow-host"] ?? [],
-      shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(",")).map((name) =>
-        name.trim()
-      ).filter(Boolean),
-      bubblewrap: values["no-bubblewrap"] ? "off" : "auto",
-      bubblewrapSearchPath: io.env("PATH"),
-      stateDir: resolve(io.cwd, values["state-dir"] ?? io.env("SYN_STATE_DIR") ?? ".syn"),
-      cache: !values["no-cache"],
-      maxTimeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
-      secrets: secretsFromEnv(io.env),
-      trace: traceFile ? (event) => appendJsonl(traceFile, event) : undefined,
-    });
-  } catch (error) {
-    if (error instanceof SynError && error.code === "invalid_root") {
-      throw new UsageError(`--root: ${error.message}`);
-    }
-    throw error;
-  }
+  const session = await openToolSession({
+    ...options,
+    trace: traceFile ? (event) => appendJsonl(traceFile, event) : undefined,
+  });
   if (positionals[0] === "shell.exec" && !values["no-bubblewrap"] && !session.bubblewrap) {
     await noticeNoBubblewrap(io);
   }

@@ -11,6 +11,7 @@ import {
   isJSONRPCRequest,
   type JSONRPCMessage,
   McpServer,
+  type McpServerFactory,
   ResourceNotFoundError,
   ResourceTemplate,
   type Transport,
@@ -234,10 +235,6 @@ class BridgeTransport implements Transport {
   }
 }
 
-/**
- * Opens the MCP session of one connection. `send` writes an unsolicited frame to the
- * connection; `log` receives the SDK's out-of-band errors.
- */
 /** One connection's view of the MCP protocol bridge (see `mcp_bridge.ts`). */
 export interface McpSession {
   /** Answers an MCP request (its result, or throws `RpcError`; `NO_REPLY` for notifications). */
@@ -247,13 +244,18 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the MCP session of one connection, for a server factory (`buildMcpServer` of the
+ * validator, or any other tool set). `send` writes an unsolicited frame to the
+ * connection; `log` receives the SDK's out-of-band errors.
+ */
 export function openMcpSession(
-  service: ValidatorService,
+  factory: McpServerFactory,
   send: (message: unknown) => Promise<void>,
   log: (line: string) => void = () => {},
 ): McpSession {
   const transport = new BridgeTransport(send);
-  const handle = serveStdio(() => buildMcpServer(service), {
+  const handle = serveStdio(factory, {
     transport,
     onerror: (error) => log(`mcp:sdk_error detail=${JSON.stringify(error.message)}`),
   });

@@ -3,7 +3,8 @@
  * The validator service of the MCP adapter spec: its tools over a `SchemaStore`, its
  * JSON-RPC server on stdio, TCP and Unix sockets (with the Model Context Protocol on
  * the same connections through the official SDK), the same MCP server over Streamable
- * HTTP, and the client `generate` uses.
+ * HTTP, and the client `generate` uses. `buildToolsMcpServer` serves syn's sandboxed tools
+ * (a `ToolSession`) as an MCP server instead, on the same transports.
  *
  * ```ts
  * import { connectValidator } from "./mod.ts";
@@ -53,3 +54,10 @@ export {
   serveValidatorHttp,
   startMcpHttpServer,
 } from "./serve_validator_http.ts";
+export {
+  type AnsweredToolCall,
+  serveToolsHttp,
+  serveToolsStdio,
+  type ToolSessionOpener,
+  type ToolsServeOptions,
+} from "./serve_tools.ts";

@@ -16,8 +16,8 @@ export type McpSessionFactory = (
 
 /** The SDK bridge, imported on first use: it costs start-up time the direct dialect does not need. */
 const loadMcpSession: McpSessionFactory = async (service, send, log) => {
-  const { openMcpSession } = await import("./mcp_bridge.ts");
-  return openMcpSession(service, send, log);
+  const { buildMcpServer, openMcpSession } = await import("./mcp_bridge.ts");
+  return openMcpSession(() => buildMcpServer(service), send, log);
 };
 
 /**

@@ -40,6 +40,14 @@ export {
   SqliteEventStore,
 } from "./sqlite_event_store.ts";
 export { openEventStore } from "./open_event_store.ts";
+export {
+  OUTPUT_SUMMARY_CHARS,
+  type RecordedCall,
+  RECORDER_BATCH_SIZE,
+  RECORDER_FLUSH_MS,
+  ToolCallRecorder,
+  type ToolCallRecorderOptions,
+} from "./tool_call_recorder.ts";
 export { openPostgresEventStore, postgresLocation } from "./postgres_event_store.ts";
 export {
   type BadLine,

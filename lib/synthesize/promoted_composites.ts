@@ -28,7 +28,9 @@ export async function registerPromotedComposites(
       report.skipped.push({ tool_id: tool.tool_id, problems });
       continue;
     }
-    const descriptor = compositeToolDescriptor(tool);
+    const descriptor = compositeToolDescriptor(tool, {
+      stepEffects: (name) => registry.get(name)?.effects,
+    });
     if (registry.get(descriptor.name)) continue;
     await registry.register(descriptor);
     report.registered.push(descriptor.name);

@@ -18,7 +18,13 @@ import {
   skipsOnFailure,
 } from "./composite_plan.ts";
 import { patternProblems, withPatternInputCap } from "./_pattern_safety.ts";
-import type { ToolContext, ToolDescriptor } from "./tool_descriptor.ts";
+import {
+  combineEffects,
+  type ToolContext,
+  type ToolDescriptor,
+  type ToolEffects,
+  UNKNOWN_EFFECTS,
+} from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolResult } from "./types.ts";
 
@@ -140,7 +146,11 @@ export function compositeDescription(definition: CompositeDefinition): string {
  */
 export function compositeToolDescriptor(
   definition: CompositeDefinition,
-  options: { clock?: Clock } = {},
+  options: {
+    clock?: Clock;
+    /** A step tool's effects (from the registry); a step it does not know may do anything. */
+    stepEffects?: (tool: string) => ToolEffects | undefined;
+  } = {},
 ): ToolDescriptor {
   const problems = compositeProblems(definition, () => true);
   if (problems.length) throw new ToolFailure("invalid_args", problems.join("; "));
@@ -148,6 +158,9 @@ export function compositeToolDescriptor(
     name: `composite.${definition.tool_id}`,
     description: compositeDescription(definition),
     argsSchema: withPatternInputCap(definition.parameters),
+    effects: combineEffects(
+      definition.steps.map((step) => options.stepEffects?.(step.tool_id) ?? UNKNOWN_EFFECTS),
+    ),
     run(args, context: ToolContext) {
       const callTool = context.callTool;
       if (!callTool) {

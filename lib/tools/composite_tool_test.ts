@@ -216,3 +216,25 @@ Deno.test("argument patterns that backtrack badly are refused; the others run on
   assert.equal(long.ok, false);
   assert.match(long.errors[0].msg, /256/);
 });
+
+Deno.test("compositeToolDescriptor() combines its steps' effects; a step it does not know may do anything", async () => {
+  const { BASELINE_TOOLS } = await import("./baseline_tools.ts");
+  const known = (name: string) => BASELINE_TOOLS.find((tool) => tool.name === name)?.effects;
+  assert.deepEqual(compositeToolDescriptor(LIST_THEN_READ, { stepEffects: known }).effects, {
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    openWorld: false,
+  });
+  const withFetch: CompositeDefinition = {
+    ...LIST_THEN_READ,
+    steps: [LIST_THEN_READ.steps[0], { ...LIST_THEN_READ.steps[1], tool_id: "http.get" }],
+  };
+  assert.equal(compositeToolDescriptor(withFetch, { stepEffects: known }).effects?.openWorld, true);
+  assert.deepEqual(compositeToolDescriptor(LIST_THEN_READ).effects, {
+    readOnly: false,
+    destructive: true,
+    idempotent: false,
+    openWorld: true,
+  });
+});

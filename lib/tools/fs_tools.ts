@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { utf8ByteLength } from "../core/mod.ts";
-import type { ToolContext, ToolDescriptor } from "./tool_descriptor.ts";
+import type { ToolContext, ToolDescriptor, ToolEffects } from "./tool_descriptor.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { ToolFailure } from "./tool_failure.ts";
 
@@ -23,6 +23,13 @@ function timeout(): number {
   return FS_TIMEOUT_MS;
 }
 
+const READS_ROOT: ToolEffects = Object.freeze({
+  readOnly: true,
+  destructive: false,
+  idempotent: true,
+  openWorld: false,
+});
+
 /** `fs.read_text {path, max_bytes=20000}` (Spectator §4). */
 export const FS_READ_TEXT: ToolDescriptor = {
   name: "fs.read_text",
@@ -37,6 +44,7 @@ export const FS_READ_TEXT: ToolDescriptor = {
     required: ["path"],
     additionalProperties: false,
   },
+  effects: READS_ROOT,
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;
@@ -63,6 +71,7 @@ export const FS_LIST_DIR: ToolDescriptor = {
     },
     additionalProperties: false,
   },
+  effects: READS_ROOT,
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;
@@ -92,6 +101,9 @@ export const FS_WRITE_TEXT: ToolDescriptor = {
     required: ["path", "text"],
     additionalProperties: false,
   },
+  // Creating a file destroys nothing, but overwrite: true replaces one; the same text
+  // written twice leaves the same file.
+  effects: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;

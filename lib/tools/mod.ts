@@ -28,7 +28,14 @@ export type {
 } from "./types.ts";
 export { TOOL_ERROR_CODES } from "./types.ts";
 export { ToolFailure } from "./tool_failure.ts";
-export type { ToolContext, ToolDescriptor, ToolPolicy } from "./tool_descriptor.ts";
+export {
+  combineEffects,
+  type ToolContext,
+  type ToolDescriptor,
+  type ToolEffects,
+  type ToolPolicy,
+  UNKNOWN_EFFECTS,
+} from "./tool_descriptor.ts";
 export { argsValidator, ToolRegistry } from "./tool_registry.ts";
 export { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
 export {
@@ -75,7 +82,12 @@ export {
   patternProblems,
   patternRisk,
 } from "./_pattern_safety.ts";
-export { outputSummary, ToolSession, type ToolSessionOptions } from "./tool_session.ts";
+export {
+  outputSummary,
+  toolOutcome,
+  ToolSession,
+  type ToolSessionOptions,
+} from "./tool_session.ts";
 export {
   applyCapabilityAction,
   type CapabilityActionResult,

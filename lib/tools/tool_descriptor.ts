@@ -35,6 +35,22 @@ export interface ToolContext {
   callTool?(tool: string, args: Record<string, unknown>): Promise<import("./types.ts").ToolResult>;
 }
 
+/**
+ * What a call may do to the world, as the MCP tool annotations say it (`readOnlyHint`,
+ * `destructiveHint`, `idempotentHint`, `openWorldHint`). Hints for a client deciding
+ * whether to ask its user first — never a guarantee the sandbox relies on.
+ */
+export interface ToolEffects {
+  /** Changes nothing in its environment. */
+  readOnly: boolean;
+  /** May replace or delete what exists (only meaningful when not read-only). */
+  destructive: boolean;
+  /** A second call with the same arguments has no further effect. */
+  idempotent: boolean;
+  /** Reaches beyond the sandbox root (the network). */
+  openWorld: boolean;
+}
+
 /** A tool: a namespaced name, a JSON Schema for its args, and the code that runs it. */
 export interface ToolDescriptor {
   /** Namespaced: `fs.read_text`, `composite.<tool_id>`. */
@@ -42,6 +58,8 @@ export interface ToolDescriptor {
   description: string;
   /** JSON Schema (2020-12) of `args`; `default`s of top-level properties are applied. */
   argsSchema: Record<string, unknown>;
+  /** What a call may do; a tool without them is taken to do anything (see `toolEffects`). */
+  effects?: ToolEffects;
   /**
    * Runs with validated args (defaults applied). Throws `ToolFailure` to refuse or fail;
    * anything else thrown becomes `io_error`.
@@ -49,4 +67,25 @@ export interface ToolDescriptor {
   run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
   /** The call's deadline from its args (e.g. `timeout_s`), in ms; else the session default. */
   timeoutMs?(args: Record<string, unknown>): number | undefined;
+}
+
+/** What a tool that declares nothing may do: anything. */
+export const UNKNOWN_EFFECTS: ToolEffects = Object.freeze({
+  readOnly: false,
+  destructive: true,
+  idempotent: false,
+  openWorld: true,
+});
+
+/**
+ * The effects of calls made one after another (a composite's steps): read-only and
+ * idempotent only when every one is, destructive and open-world when any one is.
+ */
+export function combineEffects(all: readonly ToolEffects[]): ToolEffects {
+  return {
+    readOnly: all.every((effects) => effects.readOnly),
+    destructive: all.some((effects) => !effects.readOnly && effects.destructive),
+    idempotent: all.every((effects) => effects.idempotent),
+    openWorld: all.some((effects) => effects.openWorld),
+  };
 }

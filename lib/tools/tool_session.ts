@@ -190,7 +190,7 @@ export class ToolSession {
       tool_id: call.tool,
       input_params: this.#redact(call.args),
       output_summary: this.#summary(result),
-      outcome: outcomeOf(result),
+      outcome: toolOutcome(result),
       error_code: result.error?.code ?? null,
       latency_ms: Math.max(0, Math.round(performance.now() - started)),
     });
@@ -341,7 +341,8 @@ function toToolError(error: unknown): ToolError {
   return { code: "io_error", message: `The tool failed: ${errorMessage(error).slice(0, 300)}` };
 }
 
-function outcomeOf(result: ToolResult): ToolOutcome {
+/** The event outcome of a result: `TIMEOUT` for the `timeout` code, else by `ok`. */
+export function toolOutcome(result: ToolResult): ToolOutcome {
   if (result.ok) return "SUCCESS";
   return result.error?.code === "timeout" ? "TIMEOUT" : "FAILURE";
 }

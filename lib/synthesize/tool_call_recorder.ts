@@ -1,0 +1,180 @@
+/**
+ * Records tool calls as tool events in an event store, as they happen, for any server
+ * that answers tool calls (`syn mcp-serve --tools`, a recording proxy): one event per call
+ * with the tool, its arguments with secrets masked, a summary of its output, the outcome,
+ * the latency and the session. Appends are batched; a store that fails (a full disk, a
+ * database gone) never fails the call being answered: each kind of failure is reported
+ * once through `onError`, and the events of a failed batch are dropped.
+ */
+import { errorMessage, redactText, redactValue } from "../core/mod.ts";
+import type { EventStore } from "./event_store.ts";
+import { toEventRecord, type ToolEvent, toolEventParser, type ToolOutcome } from "./tool_event.ts";
+
+/** A summary keeps this many characters of the output (as the chat traces do). */
+export const OUTPUT_SUMMARY_CHARS = 500;
+/** A batch is appended once it holds this many events… */
+export const RECORDER_BATCH_SIZE = 64;
+/** …or this long after its first event (ms). */
+export const RECORDER_FLUSH_MS = 50;
+
+/** One finished call, as the server saw it. */
+export interface RecordedCall {
+  /** The tool's name as called (`fs.read_text`, `composite.x`, an upstream server's name). */
+  tool: string;
+  /** The arguments as given; secrets are masked before anything is stored. */
+  args: Record<string, unknown>;
+  /**
+   * What the tool answered: `structured` (stored as its JSON) wins over `text`; both are
+   * cut at {@linkcode OUTPUT_SUMMARY_CHARS}. Neither: no summary.
+   */
+  output?: { structured?: unknown; text?: string };
+  outcome: ToolOutcome;
+  /** When the call started, unix ms. */
+  startedMs: number;
+  latencyMs: number;
+  /** The session it belongs to; else the recorder's `sessionId()`. */
+  sessionId?: string;
+}
+
+/** Options of {@linkcode ToolCallRecorder}. */
+export interface ToolCallRecorderOptions {
+  /** Values masked in arguments and summaries (`secretsFromEnv`). */
+  secrets?: readonly string[];
+  /** The session of a call that names none (default: one id for the recorder's life). */
+  sessionId?: () => string;
+  /** Told once per kind of failure (`store_error: …`); the default says nothing. */
+  onError?: (line: string) => void;
+  /** How long a batch waits for more events before it is appended (ms). */
+  flushMs?: number;
+}
+
+/**
+ * Turns calls into tool events and appends them in batches. `record` never throws and
+ * never waits; `flush` appends what is queued; `close` flushes and stops (the store stays
+ * open: it belongs to the caller).
+ *
+ * ```ts
+ * const recorder = new ToolCallRecorder(store, { secrets, onError: (line) => log(line) });
+ * recorder.record({ tool: "fs.read_text", args: { path: "a.txt" }, outcome: "SUCCESS",
+ *   output: { structured: { text: "hi" } }, startedMs: Date.now(), latencyMs: 3,
+ *   sessionId: "s1" });
+ * await recorder.close();
+ * ```
+ */
+export class ToolCallRecorder implements AsyncDisposable {
+  readonly #store: EventStore;
+  readonly #options: ToolCallRecorderOptions;
+  readonly #sessionId: () => string;
+  readonly #reported = new Set<string>();
+  #queue: ToolEvent[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(store: EventStore, options: ToolCallRecorderOptions = {}) {
+    this.#store = store;
+    this.#options = options;
+    const fallback = crypto.randomUUID();
+    this.#sessionId = options.sessionId ?? (() => fallback);
+  }
+
+  /** Queues one call's event. Never throws; after `close` it is ignored. */
+  record(call: RecordedCall): void {
+    if (this.#closed) return;
+    try {
+      this.#queue.push(this.#event(call));
+    } catch (error) {
+      this.#report("record_error", errorMessage(error));
+      return;
+    }
+    if (this.#queue.length >= RECORDER_BATCH_SIZE) {
+      void this.flush();
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => void this.flush(), this.#options.flushMs ?? RECORDER_FLUSH_MS);
+    }
+  }
+
+  /** Appends the queued events; resolves when they (and earlier batches) are written. */
+  flush(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const batch = this.#queue;
+    this.#queue = [];
+    if (batch.length > 0) {
+      this.#writing = this.#writing.then(() => this.#append(batch));
+    }
+    return this.#writing;
+  }
+
+  /** Flushes and stops recording. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#closed = true;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #append(batch: ToolEvent[]): Promise<void> {
+    try {
+      // Only what the event schema accepts is stored: a tool name or session id from an
+      // untrusted client may not be an identifier.
+      const parse = await toolEventParser();
+      const valid = batch.filter((event) => {
+        const verdict = parse(toEventRecord(event));
+        if (!verdict.ok) {
+          this.#report("invalid_event", `a call was not recorded: ${verdict.reason}`);
+        }
+        return verdict.ok;
+      });
+      if (valid.length > 0) await this.#store.append(valid);
+    } catch (error) {
+      this.#report(
+        "store_error",
+        `${batch.length} tool events not recorded: ${errorMessage(error)}`,
+      );
+    }
+  }
+
+  #event(call: RecordedCall): ToolEvent {
+    const secrets = this.#options.secrets ?? [];
+    const startedMs = Number.isFinite(call.startedMs) ? call.startedMs : Date.now();
+    return {
+      event_id: crypto.randomUUID(),
+      session_id: call.sessionId || this.#sessionId(),
+      tool_id: call.tool,
+      input_params: redactValue(call.args, secrets),
+      output_summary: summary(call.output, secrets),
+      outcome: call.outcome,
+      latency_ms: Math.max(0, Math.round(call.latencyMs)),
+      ts: new Date(startedMs).toISOString(),
+      ts_ms: startedMs,
+    };
+  }
+
+  /** Once per kind: a full disk would otherwise print a line per call. */
+  #report(kind: string, detail: string): void {
+    if (this.#reported.has(kind)) return;
+    this.#reported.add(kind);
+    try {
+      this.#options.onError?.(`${kind}: ${detail} (further ones are not reported)`);
+    } catch {
+      // a broken logger must not fail the call either
+    }
+  }
+}
+
+/** Masked before it is cut, so a secret at the cut cannot leave a readable prefix. */
+function summary(output: RecordedCall["output"], secrets: readonly string[]): string | null {
+  let text: string | undefined;
+  if (output?.structured !== undefined) text = JSON.stringify(output.structured);
+  else if (output?.text !== undefined) text = output.text;
+  if (text === undefined) return null;
+  const masked = redactText(text, secrets);
+  return masked.length > OUTPUT_SUMMARY_CHARS
+    ? `${masked.slice(0, OUTPUT_SUMMARY_CHARS)}…`
+    : masked;
+}

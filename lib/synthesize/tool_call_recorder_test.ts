@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { EventStore } from "./event_store.ts";
+import { OUTPUT_SUMMARY_CHARS, RECORDER_BATCH_SIZE, ToolCallRecorder } from "./mod.ts";
+import { openSqliteEventStore } from "./sqlite_event_store.ts";
+
+const SECRET = "sk-test-0123456789abcdef";
+
+async function withStore(body: (store: EventStore) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "syn_recorder_" });
+  const store = openSqliteEventStore(join(dir, "state"));
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("ToolCallRecorder stores one event per call, secrets masked, output summarized", async () => {
+  await withStore(async (store) => {
+    const recorder = new ToolCallRecorder(store, { secrets: [SECRET], flushMs: 10_000 });
+    recorder.record({
+      tool: "http.get",
+      args: { url: `https://example.com/?key=${SECRET}`, headers: { authorization: "x" } },
+      output: { structured: { status: 200, body: `echo ${SECRET}` } },
+      outcome: "SUCCESS",
+      startedMs: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+      latencyMs: 12.6,
+      sessionId: "s1",
+    });
+    recorder.record({
+      tool: "fs.read_text",
+      args: { path: "big.txt" },
+      output: { text: "y".repeat(2 * OUTPUT_SUMMARY_CHARS) },
+      outcome: "TIMEOUT",
+      startedMs: Date.UTC(2026, 0, 2, 3, 4, 6),
+      latencyMs: 5,
+      sessionId: "s1",
+    });
+    // Batched: nothing is written before the flush.
+    assert.deepEqual(await store.stats(), { events: 0, sessions: 0 });
+    await recorder.close();
+    const events = await store.getBySession("s1");
+    assert.equal(events.length, 2);
+    const [first, second] = events;
+    assert.equal(first.tool_id, "http.get");
+    assert.equal(first.outcome, "SUCCESS");
+    assert.equal(first.latency_ms, 13);
+    assert.equal(first.ts, "2026-01-02T03:04:05.006Z");
+    assert.doesNotMatch(JSON.stringify(first.input_params), new RegExp(SECRET));
+    assert.equal(
+      (first.input_params.headers as Record<string, string>).authorization,
+      "***redacted***",
+    );
+    assert.doesNotMatch(first.output_summary!, new RegExp(SECRET));
+    assert.match(first.output_summary!, /^\{"status":200,"body":"echo /);
+    assert.equal(second.outcome, "TIMEOUT");
+    assert.equal(second.output_summary, `${"y".repeat(OUTPUT_SUMMARY_CHARS)}…`);
+  });
+});
+
+Deno.test("ToolCallRecorder appends a full batch at once and gives calls without a session its own id", async () => {
+  await withStore(async (store) => {
+    const recorder = new ToolCallRecorder(store, { flushMs: 60_000, sessionId: () => "conn-1" });
+    for (let index = 0; index < RECORDER_BATCH_SIZE; index++) {
+      recorder.record({
+        tool: "fs.list_dir",
+        args: { path: `d${index}` },
+        outcome: "FAILURE",
+        startedMs: 1_000 + index,
+        latencyMs: 1,
+      });
+    }
+    // The batch went out without waiting for the (one minute) timer.
+    await recorder.flush();
+    assert.deepEqual(await store.stats(), { events: RECORDER_BATCH_SIZE, sessions: 1 });
+    const events = await store.getBySession("conn-1");
+    assert.equal(events[0].output_summary, null);
+    assert.deepEqual(events.map((event) => event.input_params.path).slice(0, 2), ["d0", "d1"]);
+    await recorder.close();
+  });
+});
+
+Deno.test("ToolCallRecorder never throws into the caller and reports each kind of failure once", async () => {
+  const lines: string[] = [];
+  let appends = 0;
+  const broken = {
+    location: "broken",
+    append() {
+      appends++;
+      return Promise.reject(new Error("database or disk is full"));
+    },
+  } as unknown as EventStore;
+  const recorder = new ToolCallRecorder(broken, { onError: (line) => lines.push(line) });
+  const call = {
+    tool: "fs.read_text",
+    args: {},
+    outcome: "SUCCESS" as const,
+    startedMs: 1_000,
+    latencyMs: 1,
+    sessionId: "s",
+  };
+  recorder.record(call);
+  await recorder.flush();
+  recorder.record(call);
+  await recorder.flush();
+  // A tool name that is not an identifier is not stored, and said so once.
+  recorder.record({ ...call, tool: "" });
+  recorder.record({ ...call, tool: "" });
+  await recorder.close();
+  assert.equal(appends, 2);
+  assert.equal(lines.length, 2, lines.join("\n"));
+  assert.match(lines[0], /^store_error: 1 tool events not recorded: database or disk is full/);
+  assert.match(lines[1], /^invalid_event: a call was not recorded/);
+});
