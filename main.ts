@@ -78,7 +78,10 @@ export async function realIo(): Promise<CliIo> {
   return {
     stdout: (text) => writeAll(Deno.stdout, text),
     stderr: stderrWriter(),
-    stdin: Deno.stdin.readable,
+    // A getter: the stream is made only for a command that reads standard input.
+    get stdin() {
+      return Deno.stdin.readable;
+    },
     env: (name) => Deno.env.get(name) ?? dotEnv.get(name),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     cwd,

@@ -21,9 +21,10 @@ interface ModuleGraph {
 const root = new URL("../", import.meta.url);
 const COMMANDS_MODULE = new URL("lib/cli/commands.ts", root).href;
 
-async function moduleGraph(): Promise<ModuleGraph> {
+/** The graph `deno info` gives from one root file. */
+async function moduleGraphOf(path: string): Promise<ModuleGraph> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "main.ts"],
+    args: ["info", "--json", path],
     cwd: fileURLToPath(root),
     env: childEnv(),
     clearEnv: true,
@@ -33,6 +34,18 @@ async function moduleGraph(): Promise<ModuleGraph> {
   }).output();
   assert.equal(code, 0, new TextDecoder().decode(stderr));
   return JSON.parse(new TextDecoder().decode(stdout));
+}
+
+/**
+ * The graphs of `main.ts` and of each command file named, merged. The command table
+ * imports commands by computed specifiers, so `main.ts`'s own graph stops there.
+ */
+async function moduleGraph(paths: string[]): Promise<ModuleGraph> {
+  const graphs = await Promise.all(["main.ts", ...paths].map(moduleGraphOf));
+  return {
+    modules: graphs.flatMap((graph) => graph.modules),
+    redirects: Object.assign({}, ...graphs.map((graph) => graph.redirects)),
+  };
 }
 
 /**
@@ -70,7 +83,9 @@ function external(modules: Set<string>): string[] {
   return [...modules].filter((specifier) => /^(node|npm):/.test(specifier)).sort();
 }
 
-const graph = await moduleGraph();
+const graph = await moduleGraph(
+  ["validate", "mcp_serve", "chat", "preview"].map((name) => `lib/cli/${name}.ts`),
+);
 
 Deno.test("--version, validate and mcp-serve can never load chat, synthesize, preview, Postgres, playwright-core or Jinja", () => {
   for (const command of ["validate", "mcp_serve"]) {
@@ -84,8 +99,24 @@ Deno.test("--version and --help load no node: built-in and no npm package", () =
   assert.deepEqual(external(reachable(graph, ["main.ts"], false)), []);
 });
 
+Deno.test("validate and the validator child load no npm package to validate against the embedded schemas", () => {
+  // The dynamic imports these paths do take: the generated validators and formats.
+  const generated = ["lib/schema/_embedded_validators.js", "lib/schema/_embedded_formats.js"];
+  for (const command of ["validate", "mcp_serve"]) {
+    const modules = reachable(graph, ["main.ts", `lib/cli/${command}.ts`, ...generated], false);
+    assert.deepEqual(external(modules).filter((name) => name.startsWith("npm:")), [], command);
+  }
+});
+
 Deno.test("the forbidden-module check sees a module the graph really reaches", () => {
   const everything = reachable(graph, ["main.ts", "lib/cli/chat.ts", "lib/cli/preview.ts"], true);
   assert.ok(forbidden(everything).some((specifier) => specifier.includes("/lib/chat/")));
   assert.ok(forbidden(everything).some((specifier) => specifier.includes("playwright-core")));
+});
+
+Deno.test("the graph Deno builds before main.ts runs holds no command's module", async () => {
+  const start = await moduleGraphOf("main.ts");
+  const commands = start.modules.map((module) => module.specifier)
+    .filter((specifier) => /\/lib\/cli\/(?!commands|io|run_cli|mod)[a-z_]+\.ts$/.test(specifier));
+  assert.deepEqual(commands, []);
 });

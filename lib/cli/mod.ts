@@ -11,4 +11,4 @@
  */
 export { type CliIo, type Command, type CommandModule, EXIT } from "./io.ts";
 export { runCli } from "./run_cli.ts";
-export { COMMANDS } from "./commands.ts";
+export { COMMAND_FILES, COMMANDS } from "./commands.ts";
