@@ -2,9 +2,6 @@
  * Composition root: builds the real edges (stdio, env, cwd) and runs the CLI.
  * Everything below `lib/` takes the world as parameters.
  */
-import { fileURLToPath } from "node:url";
-import { join } from "node:path";
-import { parseEnv } from "node:util";
 import { neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 
@@ -18,7 +15,7 @@ export function selfCommand(): string[] {
       "run",
       "-A",
       "--unstable-worker-options",
-      fileURLToPath(new URL(import.meta.url)),
+      import.meta.filename!,
     ]
     : [executable];
 }
@@ -31,12 +28,15 @@ export const MAX_DOT_ENV_BYTES = 64 * 1024;
  * one); the real environment always wins. A missing, unreadable or oversized file is
  * simply not used.
  */
-export function readDotEnv(cwd: string): Map<string, string> {
+export async function readDotEnv(cwd: string): Promise<Map<string, string>> {
   try {
-    const path = join(cwd, ".env");
+    const path = `${cwd.replace(/[\\/]+$/, "")}/.env`;
     const info = Deno.statSync(path);
     if (!info.isFile || info.size > MAX_DOT_ENV_BYTES) return new Map();
     // node:util parseEnv: `NAME=value`, `export`, quotes, `#` comments; nothing expanded.
+    // Imported only when there is a file to parse: the first `node:` module a process
+    // loads starts Deno's Node compatibility layer, most of a bare start's cost again.
+    const { parseEnv } = await import("node:util");
     const values = Object.entries(parseEnv(Deno.readTextFileSync(path)));
     return new Map(values.filter((entry): entry is [string, string] => entry[1] !== undefined));
   } catch {
@@ -64,13 +64,16 @@ function stderrWriter(): (text: string) => Promise<void> {
   };
 }
 
-export function realIo(): CliIo {
+export async function realIo(): Promise<CliIo> {
   const cwd = Deno.cwd();
-  const dotEnv = readDotEnv(cwd);
+  const dotEnv = await readDotEnv(cwd);
   return {
     stdout: (text) => writeAll(Deno.stdout, text),
     stderr: stderrWriter(),
-    stdin: Deno.stdin.readable,
+    // A getter: the stream is made only for a command that reads standard input.
+    get stdin() {
+      return Deno.stdin.readable;
+    },
     env: (name) => Deno.env.get(name) ?? dotEnv.get(name),
     environment: () => Deno.env.toObject(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
@@ -80,6 +83,6 @@ export function realIo(): CliIo {
 }
 
 if (import.meta.main) {
-  const code = await runCli(Deno.args, realIo(), COMMANDS);
+  const code = await runCli(Deno.args, await realIo(), COMMANDS);
   Deno.exit(code);
 }

@@ -1,28 +1,34 @@
 /**
- * Regenerates `lib/schema/_embedded_validators.js` from `schemas/*.schema.json`:
+ * Regenerates the validator modules of `lib/schema/` ahead of time: the asset schema set
+ * (`_embedded_validators.js`, from `schemas/*.schema.json`), the self-contained schemas
+ * start paths compile (`_precompiled_schemas.js`: tool arguments, `schemas/records/`) and
+ * ajv-formats' formats (`_embedded_formats.js`):
  *
- *   deno run -A scripts/build_schema_validators.ts          # write the module
- *   deno run -A scripts/build_schema_validators.ts --check  # exit 1 when it is stale
+ *   deno run -A scripts/build_schema_validators.ts          # write the modules
+ *   deno run -A scripts/build_schema_validators.ts --check  # exit 1 when one is stale
  *
- * Run it after editing any schema; `tests/schema_embedded_test.ts` fails until you do.
+ * Run it after editing any of those schemas; `tests/schema_embedded_test.ts` fails until
+ * you do.
  */
-import { fileURLToPath } from "node:url";
-import { embeddedValidatorsSource, readSchemaFiles } from "../lib/schema/mod.ts";
+import { generatedSchemaModules } from "./_generated_schema_modules.ts";
 
-const schemasDir = new URL("../schemas/", import.meta.url);
-const target = new URL("../lib/schema/_embedded_validators.js", import.meta.url);
+const root = new URL("../", import.meta.url);
 
 if (import.meta.main) {
-  const source = await embeddedValidatorsSource(await readSchemaFiles(fileURLToPath(schemasDir)));
-  if (Deno.args.includes("--check")) {
-    const current = await Deno.readTextFile(target).catch(() => "");
-    if (current !== source) {
-      console.error("lib/schema/_embedded_validators.js is out of date: run this script");
-      Deno.exit(1);
+  let stale = false;
+  for (const { path, source } of await generatedSchemaModules()) {
+    const target = new URL(path, root);
+    if (Deno.args.includes("--check")) {
+      const current = await Deno.readTextFile(target).catch(() => "");
+      if (current === source) console.log(`${path} is up to date`);
+      else {
+        console.error(`${path} is out of date: run this script`);
+        stale = true;
+      }
+    } else {
+      await Deno.writeTextFile(target, source);
+      console.log(`wrote ${path} (${source.length} bytes)`);
     }
-    console.log("lib/schema/_embedded_validators.js is up to date");
-  } else {
-    await Deno.writeTextFile(target, source);
-    console.log(`wrote lib/schema/_embedded_validators.js (${source.length} bytes)`);
   }
+  if (stale) Deno.exit(1);
 }

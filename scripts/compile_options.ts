@@ -4,6 +4,7 @@
  * The binary smoke test runs `main.ts` with exactly these permissions, so the list is
  * checked even where no binary can be built.
  */
+import { COMMAND_FILES } from "../lib/cli/mod.ts";
 
 /**
  * Every permission. The binary needs files (assets, logs, state, the tool root), the network
@@ -18,14 +19,16 @@
 export const BINARY_PERMISSIONS = ["--allow-all"] as const;
 
 /** Files loaded at run time by path, embedded by name. */
-export const EMBEDDED = [
+export const EMBEDDED: readonly string[] = [
   // The schema set and examples.
   "schemas",
   // Workers are loaded by URL at run time: their modules must be embedded by name.
   "lib/tools/_sandbox_worker.ts",
   // The preview page: plain modules served as they are.
   "lib/preview/page",
-] as const;
+  // Each command is imported by a computed specifier (see lib/cli/commands.ts).
+  ...COMMAND_FILES,
+];
 
 /** `deno compile --target` values. */
 export const TARGETS = [

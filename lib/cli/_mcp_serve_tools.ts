@@ -15,17 +15,9 @@ import { baselineRegistry, toolOutcome, type ToolRegistry } from "../tools/mod.t
 import type { CliIo } from "./io.ts";
 import {
   openToolSession,
-  SANDBOX_FLAGS,
   type SandboxFlagValues,
   toolSessionOptions,
 } from "./_tool_session_options.ts";
-
-/** The flags `--tools` adds; `--allow-host` keeps its HTTP meaning, so the tools' network
- * allowlist is `--net-allow-host`. */
-export const TOOLS_FLAGS = {
-  ...SANDBOX_FLAGS,
-  "net-allow-host": { type: "string", multiple: true },
-} as const;
 
 /** The tool server's wiring, and how to end it (flush the recorder, close the store). */
 export interface ToolsServing extends AsyncDisposable {

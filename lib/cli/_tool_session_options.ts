@@ -69,3 +69,13 @@ export async function openToolSession(options: ToolSessionOptions): Promise<Tool
     throw error;
   }
 }
+
+/**
+ * The flags `mcp-serve --tools` adds; `--allow-host` keeps its HTTP meaning there, so the
+ * tools' network allowlist is `--net-allow-host`. Here, not beside the tool server, so that
+ * `mcp-serve` reads its flags without loading the event store.
+ */
+export const TOOLS_FLAGS = {
+  ...SANDBOX_FLAGS,
+  "net-allow-host": { type: "string", multiple: true },
+} as const;

@@ -22,7 +22,8 @@ import {
 } from "../mcp/mod.ts";
 import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
-import { openToolsServing, TOOLS_FLAGS } from "./_mcp_serve_tools.ts";
+import type { openToolsServing } from "./_mcp_serve_tools.ts";
+import { type SandboxFlagValues, TOOLS_FLAGS } from "./_tool_session_options.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -301,7 +302,7 @@ type Served = (RunningValidatorServer | RunningMcpHttpServer) & {
  * has no MCP client to talk to.
  */
 async function runToolsServe(
-  values: Parameters<typeof openToolsServing>[0] & McpServeTransportFlags,
+  values: SandboxFlagValues & { "net-allow-host"?: string[] } & McpServeTransportFlags,
   io: CliIo,
   log: (line: string) => void,
   http: HttpServeTarget | undefined,
@@ -309,7 +310,11 @@ async function runToolsServe(
   if (values.tcp !== undefined || values.socket !== undefined) {
     throw new UsageError("--tools serves MCP on stdio and --http only, not --tcp or --socket");
   }
-  await using tools = await openToolsServing(values, io, log);
+  // Loaded only here: the validator service never loads the event store.
+  const serving: { openToolsServing: typeof openToolsServing } = await import(
+    new URL("./_mcp_serve_tools.ts", import.meta.url).href
+  );
+  await using tools = await serving.openToolsServing(values, io, log);
   log(`mcp:tools recording=${JSON.stringify(tools.recordingTo)}`);
   const servers: Served[] = [];
   try {

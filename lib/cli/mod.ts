@@ -1,7 +1,8 @@
 /**
  * @module
  * The command line: one file per subcommand, strict argument parsing, help texts and
- * the single place where errors become exit codes.
+ * the single place where errors become exit codes. Only what every start needs is loaded
+ * here: each command's file, and what it imports, loads when that command runs.
  *
  * ```ts
  * import { COMMANDS, runCli } from "./mod.ts";
@@ -9,6 +10,5 @@
  * ```
  */
 export { type CliIo, type Command, type CommandModule, EXIT } from "./io.ts";
-export { numberFlag, parseCommandArgs } from "./args.ts";
 export { runCli } from "./run_cli.ts";
-export { COMMANDS } from "./commands.ts";
+export { COMMAND_FILES, COMMANDS } from "./commands.ts";

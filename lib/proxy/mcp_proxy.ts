@@ -13,7 +13,6 @@
  * `roots/list` requests are answered by the client; otherwise with no roots, so an
  * upstream that falls back to its own configuration (server-filesystem's folders) keeps it.
  */
-import type { Client, Tool } from "@modelcontextprotocol/client";
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -25,7 +24,7 @@ import { errorMessage, secretsFromEnv, VERSION } from "../core/mod.ts";
 import { openEventStore, SynthesizedRegistry } from "../synthesize/mod.ts";
 import { EventRecorder } from "./event_recorder.ts";
 import { connectUpstream, listAllTools, upstreamSecrets, type UpstreamTarget } from "./upstream.ts";
-import { offerComposites, type OfferedComposite } from "./upstream_composites.ts";
+import { offerComposites } from "./upstream_composites.ts";
 import { serveToolCall } from "./_tool_call.ts";
 import type { ProxyState } from "./_proxy_state.ts";
 import { forwardNotifications, forwardRequests } from "./_forwarding.ts";

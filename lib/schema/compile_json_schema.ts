@@ -1,4 +1,4 @@
-import { errorMessage, SynError } from "../core/mod.ts";
+import { canonicalJson, errorMessage, SynError } from "../core/mod.ts";
 import { createAjv, type VerdictFunction } from "./_ajv.ts";
 import { explainIssues, sortIssues } from "./_explain.ts";
 import { SchemaIndex } from "./_schema_index.ts";
@@ -10,6 +10,27 @@ export type JsonSchemaValidator = (value: unknown) => ValidationResult;
 const BASE_URI = "urn:syn:standalone";
 
 /**
+ * The validator generated ahead of time for exactly this schema, if there is one
+ * (`scripts/build_schema_validators.ts` lists the schemas start paths compile): importing
+ * ajv and compiling costs tens of milliseconds, the generated module a fraction of one.
+ */
+async function precompiledVerdict(
+  schema: Record<string, unknown>,
+): Promise<VerdictFunction | undefined> {
+  const { PRECOMPILED } = await import("./_precompiled_schemas.js");
+  return PRECOMPILED.get(canonicalJson(schema));
+}
+
+async function compiledVerdict(schema: Record<string, unknown>): Promise<VerdictFunction> {
+  const ajv = await createAjv();
+  try {
+    return ajv.compile(schema) as VerdictFunction;
+  } catch (error) {
+    throw new SynError("schema_invalid", `Schema cannot be compiled: ${errorMessage(error)}`);
+  }
+}
+
+/**
  * Compiles one self-contained JSON Schema (draft 2020-12, no external `$ref`s) with the
  * same ajv options and error explanation as the asset schemas, so every "is this valid"
  * question in syn has one answer and one error format. Used for tool arguments.
@@ -18,13 +39,7 @@ const BASE_URI = "urn:syn:standalone";
 export async function compileJsonSchema(
   schema: Record<string, unknown>,
 ): Promise<JsonSchemaValidator> {
-  const ajv = await createAjv();
-  let verdict: VerdictFunction;
-  try {
-    verdict = ajv.compile(schema) as VerdictFunction;
-  } catch (error) {
-    throw new SynError("schema_invalid", `Schema cannot be compiled: ${errorMessage(error)}`);
-  }
+  const verdict = await precompiledVerdict(schema) ?? await compiledVerdict(schema);
   const index = new SchemaIndex();
   const base = index.add(schema, BASE_URI);
   return (value) => {

@@ -341,15 +341,15 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   for (const entry of schemas) if (!byName.has(entry.name)) byName.set(entry.name, entry);
 
   let verdictFor: VerdictSource | undefined;
-  let formats: Record<string, FormatDefinition> = {};
+  let formats: Readonly<Record<string, FormatDefinition>> = {};
   let compiled: Promise<void> | undefined;
   const ready = () =>
     compiled ??= (async () => {
       const source =
         (options.schemasDir === undefined ? await embeddedVerdicts(files) : undefined) ??
           await compiledVerdicts(schemas);
-      const { fullFormats } = await import("ajv-formats/dist/formats.js");
-      formats = fullFormats as unknown as Record<string, FormatDefinition>;
+      // ajv-formats' formats, as embedded: no npm package on the start path.
+      formats = (await import("./_embedded_formats.js")).fullFormats;
       verdictFor = source;
     })();
   if (!options.deferCompile) await ready();

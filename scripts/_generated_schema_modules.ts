@@ -1,0 +1,82 @@
+/**
+ * The generated validator modules of `lib/schema/` and what each is generated from, in one
+ * place: `scripts/build_schema_validators.ts` writes them, `tests/schema_embedded_test.ts`
+ * checks they are in sync with their sources.
+ */
+import { fileURLToPath } from "node:url";
+import {
+  embeddedFormatsSource,
+  embeddedValidatorsSource,
+  precompiledSchemasSource,
+  readSchemaFiles,
+} from "../lib/schema/mod.ts";
+import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
+
+const root = new URL("../", import.meta.url);
+
+/** A generated module: its path from the repository root and its source. */
+export interface GeneratedModule {
+  path: string;
+  source: string;
+}
+
+/**
+ * The record schemas `compileJsonSchema` meets at run time (`lib/synthesize`: every event
+ * ingested, every tool loaded). The Labs log record schemas are read by tests only.
+ */
+const RUN_TIME_RECORDS = ["synthesized-tool.schema.json", "tool-event.schema.json"];
+
+/**
+ * The self-contained schemas `compileJsonSchema` meets when a command starts: the baseline
+ * tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`) and the run-time
+ * record schemas.
+ */
+export async function startPathSchemas(): Promise<Record<string, unknown>[]> {
+  const records = await readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
+  return [
+    ...BASELINE_TOOLS.map((tool) => tool.argsSchema),
+    ...records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
+      .map((file) => JSON.parse(file.text)),
+  ];
+}
+
+/** The installed ajv-formats `dist/formats.js`, found through `deno info`, and its name. */
+async function ajvFormatsFile(): Promise<{ text: string; packageName: string }> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const specifier = `${config.imports["ajv-formats"]}/dist/formats.js`;
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", specifier],
+    cwd: fileURLToPath(root),
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  if (code !== 0) throw new Error(`deno info ${specifier}: ${new TextDecoder().decode(stderr)}`);
+  const info = JSON.parse(new TextDecoder().decode(stdout));
+  const found = Object.values(info.npmPackages as Record<string, Record<string, string>>)
+    .find((entry) => entry.name === "ajv-formats");
+  if (!found) throw new Error(`deno info ${specifier} names no ajv-formats package`);
+  const text = await Deno.readTextFile(`${found.localPath}/dist/formats.js`);
+  return { text, packageName: `ajv-formats@${found.version}` };
+}
+
+/** Every generated module of `lib/schema/`, as its sources make it now. */
+export async function generatedSchemaModules(): Promise<GeneratedModule[]> {
+  const formats = await ajvFormatsFile();
+  return [
+    {
+      path: "lib/schema/_embedded_formats.js",
+      source: embeddedFormatsSource(formats.text, formats.packageName),
+    },
+    {
+      path: "lib/schema/_embedded_validators.js",
+      source: await embeddedValidatorsSource(
+        await readSchemaFiles(fileURLToPath(new URL("schemas/", root))),
+      ),
+    },
+    {
+      path: "lib/schema/_precompiled_schemas.js",
+      source: await precompiledSchemasSource(await startPathSchemas()),
+    },
+  ];
+}

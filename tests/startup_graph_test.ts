@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { CHILD_TIMEOUT_MS, childEnv } from "./fakes/child_env.ts";
+
+/**
+ * What each start path loads, read from the module graph `deno info --json` gives (a
+ * structural check: start-up time itself is measured by `scripts/bench_cold.ts`, never
+ * asserted). Importing a module evaluates everything it imports statically, so a path
+ * loads the static closure of its roots.
+ */
+interface InfoModule {
+  specifier: string;
+  dependencies?: { code?: { specifier?: string }; isDynamic?: boolean }[];
+}
+
+interface ModuleGraph {
+  modules: InfoModule[];
+  redirects: Record<string, string>;
+}
+
+const root = new URL("../", import.meta.url);
+const COMMANDS_MODULE = new URL("lib/cli/commands.ts", root).href;
+
+/** The graph `deno info` gives from one root file. */
+async function moduleGraphOf(path: string): Promise<ModuleGraph> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", path],
+    cwd: fileURLToPath(root),
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(CHILD_TIMEOUT_MS),
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  return JSON.parse(new TextDecoder().decode(stdout));
+}
+
+/**
+ * The graphs of `main.ts` and of each command file named, merged. The command table
+ * imports commands by computed specifiers, so `main.ts`'s own graph stops there.
+ */
+async function moduleGraph(paths: string[]): Promise<ModuleGraph> {
+  const graphs = await Promise.all(["main.ts", ...paths].map(moduleGraphOf));
+  return {
+    modules: graphs.flatMap((graph) => graph.modules),
+    redirects: Object.assign({}, ...graphs.map((graph) => graph.redirects)),
+  };
+}
+
+/**
+ * Every module reachable from `roots`. With `dynamic`, literal `import()` edges are
+ * followed too (an over-approximation: everything the path could ever load), except the
+ * command table's, which load the other commands.
+ */
+function reachable(graph: ModuleGraph, roots: string[], dynamic: boolean): Set<string> {
+  const byName = new Map(graph.modules.map((module) => [module.specifier, module]));
+  const seen = new Set<string>();
+  const pending = roots.map((path) => new URL(path, root).href);
+  while (pending.length) {
+    const specifier = pending.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dependency of byName.get(specifier)?.dependencies ?? []) {
+      const target = dependency.code?.specifier;
+      if (!target) continue;
+      if (dependency.isDynamic && (!dynamic || specifier === COMMANDS_MODULE)) continue;
+      pending.push(graph.redirects[target] ?? target);
+    }
+  }
+  return seen;
+}
+
+/** Modules of capabilities and packages that a given path must never load. */
+function forbidden(modules: Set<string>): string[] {
+  const pattern =
+    /\/lib\/(chat|synthesize|preview)\/|npm:\/?(postgres|playwright-core|@huggingface\/jinja)@/;
+  return [...modules].filter((specifier) => pattern.test(specifier)).sort();
+}
+
+/** `node:` built-ins and `npm:` packages among the modules. */
+function external(modules: Set<string>): string[] {
+  return [...modules].filter((specifier) => /^(node|npm):/.test(specifier)).sort();
+}
+
+const graph = await moduleGraph(
+  ["validate", "mcp_serve", "chat", "preview"].map((name) => `lib/cli/${name}.ts`),
+);
+
+Deno.test("--version, validate and mcp-serve can never load chat, synthesize, preview, Postgres, playwright-core or Jinja", () => {
+  for (const command of ["validate", "mcp_serve"]) {
+    const modules = reachable(graph, ["main.ts", `lib/cli/${command}.ts`], true);
+    assert.deepEqual(forbidden(modules), [], command);
+  }
+  assert.deepEqual(forbidden(reachable(graph, ["main.ts"], true)), [], "main.ts");
+});
+
+Deno.test("--version and --help load no node: built-in and no npm package", () => {
+  assert.deepEqual(external(reachable(graph, ["main.ts"], false)), []);
+});
+
+Deno.test("validate and the validator child load no npm package to validate against the embedded schemas", () => {
+  // The dynamic imports these paths do take: the generated validators and formats.
+  const generated = ["lib/schema/_embedded_validators.js", "lib/schema/_embedded_formats.js"];
+  for (const command of ["validate", "mcp_serve"]) {
+    const modules = reachable(graph, ["main.ts", `lib/cli/${command}.ts`, ...generated], false);
+    assert.deepEqual(external(modules).filter((name) => name.startsWith("npm:")), [], command);
+  }
+});
+
+Deno.test("the forbidden-module check sees a module the graph really reaches", () => {
+  const everything = reachable(graph, ["main.ts", "lib/cli/chat.ts", "lib/cli/preview.ts"], true);
+  assert.ok(forbidden(everything).some((specifier) => specifier.includes("/lib/chat/")));
+  assert.ok(forbidden(everything).some((specifier) => specifier.includes("playwright-core")));
+});
+
+Deno.test("the graph Deno builds before main.ts runs holds no command's module", async () => {
+  const start = await moduleGraphOf("main.ts");
+  const commands = start.modules.map((module) => module.specifier)
+    .filter((specifier) => /\/lib\/cli\/(?!commands|io|run_cli|mod)[a-z_]+\.ts$/.test(specifier));
+  assert.deepEqual(commands, []);
+});
