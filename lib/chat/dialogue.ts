@@ -77,147 +77,245 @@ export async function* dialogue(
   request: DialogueRequest,
   options: DialogueOptions,
 ): AsyncGenerator<DialogueEvent> {
-  const trace = options.trace ?? (() => {});
-  const maxRounds = options.maxToolRounds ?? 4;
-  const messages: LlmMessage[] = [...request.messages];
-  const clock = options.clock ?? systemClock;
   using deadline = replyDeadline(request, options.timers ?? systemTimers);
-  const { signal, timeout } = deadline;
-  let content = "";
-  let tokensUsed = 0;
-  let rounds = 0;
-  let model = options.model;
-  let fallback = false;
-  const stopped = () => request.signal?.aborted === true;
+  yield* new ReplyRun(request, options, deadline).run();
+}
 
-  while (true) {
-    const markers = new MarkerStream();
-    const blocks: MarkerBlock[] = [];
-    let answer = "";
-    const started = clock.now();
-    trace("llm_req", {
-      round: rounds,
-      provider: model.provider,
-      model: model.model,
-      messages: messages.length,
-      tier: request.tier,
-    });
-    // Visible text waiting to be yielded (when there is no `onText` to take it at once).
-    const visible: string[] = [];
-    let deltas = 0;
-    const onDelta = (text: string) => {
-      deltas++;
-      answer += text;
-      const out = markers.push(text);
-      blocks.push(...out.blocks);
-      if (!out.visible) return;
-      content += out.visible;
-      if (options.onText) options.onText(out.visible);
-      else visible.push(out.visible);
-    };
-    const texts = () => visible.splice(0).map((text): DialogueEvent => ({ type: "text", text }));
-    try {
-      for await (
-        const event of model.stream({
-          system: request.system,
-          messages,
-          maxTokens: Math.max(1, maxTokensForTier(request.tier)),
-          signal,
-          onTextDelta: onDelta,
-        })
-      ) {
-        tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(event.result.text.length / 4);
-        yield* texts();
-      }
-      trace("llm_stream", { round: rounds, deltas, chars: answer.length });
-      trace("llm_done", { round: rounds, ms: clock.now() - started });
-    } catch (error) {
-      yield* texts();
-      const tail = markers.end();
-      if (tail.visible) {
-        content += tail.visible;
-        yield { type: "text", text: tail.visible };
-      }
-      if (stopped()) break;
-      if (timeout.aborted) {
-        trace("llm_done", { round: rounds, ms: clock.now() - started, error: "timeout" });
-        yield {
-          type: "error",
-          code: "STREAM_TIMEOUT",
-          message: "The reply took longer than the stream timeout",
-        };
+/** How one model round's stream ended. */
+type RoundOutcome =
+  | { failed: false; answer: string; blocks: MarkerBlock[] }
+  | { failed: true; error: unknown; started: number };
+
+/** One reply in progress: the conversation it extends and what it has produced so far. */
+class ReplyRun {
+  readonly #request: DialogueRequest;
+  readonly #options: DialogueOptions;
+  readonly #deadline: { signal: AbortSignal; timeout: AbortSignal };
+  readonly #trace: DialogueTrace;
+  readonly #clock: Clock;
+  readonly #messages: LlmMessage[];
+  #model: LanguageModel;
+  /** All visible text of all rounds. */
+  #content = "";
+  #tokensUsed = 0;
+  #rounds = 0;
+  #fallback = false;
+
+  constructor(
+    request: DialogueRequest,
+    options: DialogueOptions,
+    deadline: { signal: AbortSignal; timeout: AbortSignal },
+  ) {
+    this.#request = request;
+    this.#options = options;
+    this.#deadline = deadline;
+    this.#trace = options.trace ?? (() => {});
+    this.#clock = options.clock ?? systemClock;
+    this.#messages = [...request.messages];
+    this.#model = options.model;
+  }
+
+  /** Model rounds, each followed by its tool calls, until one needs none; then `done`. */
+  async *run(): AsyncGenerator<DialogueEvent> {
+    const maxRounds = this.#options.maxToolRounds ?? 4;
+    while (true) {
+      const round = yield* this.#streamRound();
+      if (round.failed) {
+        if (yield* this.#recoverFrom(round.error, round.started)) continue;
         break;
       }
-      if (!fallback && options.fallback && isUnavailable(error)) {
-        trace("llm_done", { round: rounds, ms: clock.now() - started, error: reasonOf(error) });
-        yield {
-          type: "error",
-          code: "LLM_UNAVAILABLE",
-          message: `The language model is unavailable (${
-            reasonOf(error)
-          }); answering from the template backend`,
-        };
-        model = options.fallback;
-        fallback = true;
-        continue;
+      yield* notesEvents(round.blocks);
+      const callBlocks = round.blocks.filter((block) => block.kind === "tool_calls");
+      if (!callBlocks.length || !this.#options.tools || this.#stopped()) break;
+      if (this.#rounds >= maxRounds) {
+        this.#trace("tool_plan", { round: this.#rounds, refused: "tool round limit reached" });
+        break;
       }
-      trace("llm_done", { round: rounds, ms: clock.now() - started, error: reasonOf(error) });
+      this.#rounds++;
+      this.#messages.push({ role: "assistant", content: round.answer });
+      yield* this.#runToolCalls(callBlocks, this.#options.tools);
+    }
+    yield {
+      type: "done",
+      content: this.#content,
+      tokensUsed: this.#tokensUsed,
+      entropyCost: entropyOfTokens(this.#tokensUsed),
+      stopped: this.#stopped(),
+      rounds: this.#rounds,
+      fallback: this.#fallback,
+    };
+  }
+
+  #stopped(): boolean {
+    return this.#request.signal?.aborted === true;
+  }
+
+  /** Streams one answer of the model, showing its visible text as it comes. */
+  async *#streamRound(): AsyncGenerator<DialogueEvent, RoundOutcome> {
+    const text = new RoundText(this.#options.onText);
+    const started = this.#clock.now();
+    this.#trace("llm_req", {
+      round: this.#rounds,
+      provider: this.#model.provider,
+      model: this.#model.model,
+      messages: this.#messages.length,
+      tier: this.#request.tier,
+    });
+    try {
+      for await (const event of this.#model.stream(this.#modelRequest(text.push))) {
+        this.#tokensUsed += event.result.usage?.outputTokens ??
+          Math.ceil(event.result.text.length / 4);
+        yield* text.takeWaiting();
+      }
+      this.#trace("llm_stream", {
+        round: this.#rounds,
+        deltas: text.deltas,
+        chars: text.answer.length,
+      });
+      this.#trace("llm_done", { round: this.#rounds, ms: this.#clock.now() - started });
+    } catch (error) {
+      yield* text.takeWaiting();
+      // A failed stream's unfinished marker blocks are dropped, its visible text kept.
+      yield* text.end();
+      this.#content += text.visible;
+      return { failed: true, error, started };
+    }
+    const blocks = yield* text.end();
+    this.#content += text.visible;
+    return { failed: false, answer: text.answer, blocks };
+  }
+
+  #modelRequest(onTextDelta: (text: string) => void) {
+    return {
+      system: this.#request.system,
+      messages: this.#messages,
+      maxTokens: Math.max(1, maxTokensForTier(this.#request.tier)),
+      signal: this.#deadline.signal,
+      onTextDelta,
+    };
+  }
+
+  /**
+   * Reports a failed stream. True when the reply goes on with the fallback model (once,
+   * for an unavailable model); false when it ends: stopped, timed out or failed.
+   */
+  *#recoverFrom(error: unknown, started: number): Generator<DialogueEvent, boolean> {
+    if (this.#stopped()) return false;
+    const round = this.#rounds;
+    const ms = this.#clock.now() - started;
+    if (this.#deadline.timeout.aborted) {
+      this.#trace("llm_done", { round, ms, error: "timeout" });
+      yield {
+        type: "error",
+        code: "STREAM_TIMEOUT",
+        message: "The reply took longer than the stream timeout",
+      };
+      return false;
+    }
+    this.#trace("llm_done", { round, ms, error: reasonOf(error) });
+    if (!this.#fallback && this.#options.fallback && isUnavailable(error)) {
       yield {
         type: "error",
         code: "LLM_UNAVAILABLE",
-        message: `The language model failed: ${reasonOf(error)}`,
+        message: `The language model is unavailable (${
+          reasonOf(error)
+        }); answering from the template backend`,
       };
-      break;
+      this.#model = this.#options.fallback;
+      this.#fallback = true;
+      return true;
     }
-    const tail = markers.end();
-    blocks.push(...tail.blocks);
-    if (tail.visible) {
-      content += tail.visible;
-      yield { type: "text", text: tail.visible };
-    }
-    for (const block of blocks.filter((block) => block.kind === "notes")) {
-      const { payload, problems } = parseBlock(block);
-      const parsed = payload === undefined
-        ? { problems }
-        : { payload, problems: [...problems, ...parseNotesPatch(payload).problems] };
-      yield { type: "notes", payload: parsed.payload, problems: parsed.problems };
-    }
-    const callBlocks = blocks.filter((block) => block.kind === "tool_calls");
-    if (!callBlocks.length || !options.tools || stopped()) break;
-    if (rounds >= maxRounds) {
-      trace("tool_plan", { round: rounds, refused: "tool round limit reached" });
-      break;
-    }
-    rounds++;
-    messages.push({ role: "assistant", content: answer });
+    yield {
+      type: "error",
+      code: "LLM_UNAVAILABLE",
+      message: `The language model failed: ${reasonOf(error)}`,
+    };
+    return false;
+  }
+
+  /** Runs each TOOL_CALLS block's calls and sends their results back as the next message. */
+  async *#runToolCalls(
+    callBlocks: readonly MarkerBlock[],
+    tools: ToolRunner,
+  ): AsyncGenerator<DialogueEvent> {
     const feedback: string[] = [];
     for (const block of callBlocks) {
       const calls = toolCallsOf(block, feedback);
-      trace("tool_plan", {
-        round: rounds,
+      this.#trace("tool_plan", {
+        round: this.#rounds,
         calls: calls.length,
         tools: calls.map((call) =>
           typeof (call as ToolCall).tool === "string" ? (call as ToolCall).tool : "?"
         ),
       });
       for (const call of calls) yield { type: "tool_call", call: call as ToolCall };
-      const results = calls.length ? await options.tools(calls) : [];
+      const results = calls.length ? await tools(calls) : [];
       for (const result of results) {
         yield { type: "tool_result", result };
         feedback.push(JSON.stringify(result));
       }
     }
-    messages.push({ role: "user", content: toolMessage(feedback) });
+    this.#messages.push({ role: "user", content: toolMessage(feedback) });
   }
-  yield {
-    type: "done",
-    content,
-    tokensUsed,
-    entropyCost: entropyOfTokens(tokensUsed),
-    stopped: stopped(),
-    rounds,
-    fallback,
+}
+
+/**
+ * The text of one model round as it streams: marker blocks are taken out, visible text
+ * goes to `onText` at once or waits to be yielded as `text` events.
+ */
+class RoundText {
+  /** Everything the model sent, markers included. */
+  answer = "";
+  /** The visible part of it. */
+  visible = "";
+  deltas = 0;
+  readonly #markers = new MarkerStream();
+  readonly #blocks: MarkerBlock[] = [];
+  readonly #waiting: string[] = [];
+  readonly #onText?: (text: string) => void;
+
+  constructor(onText?: (text: string) => void) {
+    this.#onText = onText;
+  }
+
+  /** Takes one decoded piece of the stream (the model's `onTextDelta`). */
+  push = (text: string): void => {
+    this.deltas++;
+    this.answer += text;
+    const out = this.#markers.push(text);
+    this.#blocks.push(...out.blocks);
+    if (!out.visible) return;
+    this.visible += out.visible;
+    if (this.#onText) this.#onText(out.visible);
+    else this.#waiting.push(out.visible);
   };
+
+  /** Visible text waiting to be yielded. */
+  *takeWaiting(): Generator<DialogueEvent> {
+    for (const text of this.#waiting.splice(0)) yield { type: "text", text };
+  }
+
+  /** Ends the stream: yields what the markers held back, returns every complete block. */
+  *end(): Generator<DialogueEvent, MarkerBlock[]> {
+    const tail = this.#markers.end();
+    this.#blocks.push(...tail.blocks);
+    if (tail.visible) {
+      this.visible += tail.visible;
+      yield { type: "text", text: tail.visible };
+    }
+    return this.#blocks;
+  }
+}
+
+/** A `notes` event per NOTES block, with the problems of its JSON and of its patch. */
+function* notesEvents(blocks: readonly MarkerBlock[]): Generator<DialogueEvent> {
+  for (const block of blocks.filter((block) => block.kind === "notes")) {
+    const { payload, problems } = parseBlock(block);
+    const parsed = payload === undefined
+      ? { problems }
+      : { payload, problems: [...problems, ...parseNotesPatch(payload).problems] };
+    yield { type: "notes", payload: parsed.payload, problems: parsed.problems };
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import type { LanguageModel, StreamEvent } from "../llm/mod.ts";
 import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
-import { mockLanguageModel } from "../llm/mod.ts";
+import { mockLanguageModel, ProviderError } from "../llm/mod.ts";
 import { dialogue, type DialogueEvent } from "./dialogue.ts";
 
 const ANSWER = 'Hello <<<NOTES_JSON>>>{"set_goals":["g"]}<<<END_NOTES_JSON>>>there, friend.';
@@ -95,4 +95,85 @@ Deno.test("dialogue: each model round is timed on the given clock", async () => 
     // events are checked elsewhere
   }
   assert.deepEqual(traced, [{ round: 0, ms: 250 }]);
+});
+
+/** A dialogue's events, with every trace as `kind` and its data. */
+async function collect(options: Parameters<typeof dialogue>[1]) {
+  const events: DialogueEvent[] = [];
+  const traces: [string, Record<string, unknown>][] = [];
+  const trace = (kind: string, data: Record<string, unknown>) => traces.push([kind, data]);
+  for await (const event of dialogue(REQUEST, { ...options, trace })) events.push(event);
+  return { events, traces };
+}
+
+Deno.test("dialogue: tool rounds stop at maxToolRounds, each answered with the tool results", async () => {
+  const call = '<<<TOOL_CALLS_JSON>>>[{"id":"t","tool":"echo"}]<<<END_TOOL_CALLS_JSON>>>';
+  const model = mockLanguageModel(() => `Again ${call}`);
+  const { events, traces } = await collect({
+    model,
+    maxToolRounds: 2,
+    clock: new FakeClock(0),
+    tools: (calls) =>
+      Promise.resolve(
+        calls.map(() => ({ id: "t", tool: "echo", ok: true, output: "x", error: null })),
+      ),
+  });
+  assert.deepEqual(events.map((event) => event.type), [
+    "text",
+    "tool_call",
+    "tool_result",
+    "text",
+    "tool_call",
+    "tool_result",
+    "text",
+    "done",
+  ]);
+  const done = events.at(-1)!;
+  assert.ok(done.type === "done" && done.rounds === 2 && done.content === "Again Again Again ");
+  assert.deepEqual(traces.filter(([kind]) => kind === "tool_plan").map(([, data]) => data), [
+    { round: 1, calls: 1, tools: ["echo"] },
+    { round: 2, calls: 1, tools: ["echo"] },
+    { round: 2, refused: "tool round limit reached" },
+  ]);
+  const last = model.calls.at(-1)!.messages!;
+  assert.equal(last.length, 5);
+  assert.deepEqual(last.at(-2), { role: "assistant", content: `Again ${call}` });
+  assert.equal(
+    last.at(-1)!.content,
+    'TOOL_RESULTS (role=tool, one JSON per line):\n{"id":"t","tool":"echo","ok":true,"output":"x","error":null}',
+  );
+});
+
+Deno.test("dialogue: an unavailable model falls back once; a failing one ends the reply", async () => {
+  const down = () =>
+    mockLanguageModel(() => {
+      throw new ProviderError("network_error", "connection refused");
+    });
+  const fellBack = await collect({
+    model: down(),
+    fallback: mockLanguageModel(() => "From the template.", { chunkSize: 100 }),
+    clock: new FakeClock(0),
+  });
+  assert.deepEqual(fellBack.events.map((event) => event.type), ["error", "text", "done"]);
+  const [error, , done] = fellBack.events;
+  assert.ok(error.type === "error" && error.code === "LLM_UNAVAILABLE");
+  assert.equal(
+    error.message,
+    "The language model is unavailable (network_error); answering from the template backend",
+  );
+  assert.ok(done.type === "done" && done.fallback && done.content === "From the template.");
+  assert.deepEqual(fellBack.traces.map(([kind, data]) => [kind, data.error]), [
+    ["llm_req", undefined],
+    ["llm_done", "network_error"],
+    ["llm_req", undefined],
+    ["llm_stream", undefined],
+    ["llm_done", undefined],
+  ]);
+
+  const failed = await collect({ model: down(), fallback: down(), clock: new FakeClock(0) });
+  assert.deepEqual(failed.events.map((event) => event.type), ["error", "error", "done"]);
+  assert.ok(
+    failed.events[1].type === "error" &&
+      failed.events[1].message === "The language model failed: network_error",
+  );
 });

@@ -204,9 +204,111 @@ export function createExternalGenerator(
   const newTraceId = options.newTraceId ?? (() => crypto.randomUUID());
   // Calls may overlap (batch runs): the mock finds its envelope by the request's trace id.
   const pending = new Map<string, RequestEnvelope>();
-  const model: LanguageModel = createLanguageModel(config, {
+  const model = languageModelFor(engine, config, { ...options, clock }, pending);
+  const context: GeneratorContext = { engine, config, clock, model, pending };
+  return {
+    name: engine,
+    model: config.model,
+    endpoint: config.mode === "live" ? config.endpoint : null,
+    mode: config.mode,
+    generate: (prompt, seed = null, params = {}, traceId = newTraceId()) =>
+      generateExternal(context, { prompt, seed, params, traceId }),
+  };
+}
+
+/** What every generation of one generator shares. */
+interface GeneratorContext {
+  engine: ExternalEngineName;
+  config: ModelConfig;
+  clock: Clock;
+  model: LanguageModel;
+  /** The envelopes of the calls under way, by trace id (for mock answers). */
+  pending: Map<string, RequestEnvelope>;
+}
+
+/** One call of `generate()`, its defaults applied. */
+interface GenerationCall {
+  prompt: string;
+  seed: number | null;
+  params: ExternalParameters;
+  traceId: string;
+}
+
+/** Asks the model, normalizes its answer and stamps it with provenance. */
+async function generateExternal(
+  context: GeneratorContext,
+  call: GenerationCall,
+): Promise<ExternalGeneration> {
+  const { engine, config } = context;
+  const { prompt, seed, params, traceId } = call;
+  const temperature = params.temperature ?? config.temperature ?? null;
+  const envelope = buildEnvelope({
+    traceId,
+    prompt,
+    seed: seed ?? null,
+    model: config.model,
+    temperature,
+    maxTokens: params.maxTokens ?? defaultMaxTokens(engine),
+  });
+  const result = await askModel(context, envelope, params);
+  const response = { hash: result.responseHash, size: result.rawSize, attempts: result.attempts };
+  const filled: string[] = [];
+  const normalized = normalizeAnswer(answerOf(result, envelope, response), {
+    prompt,
+    filled,
+    envelope,
+    response,
+  });
+  const provenance = buildProvenance({
+    engine,
+    endpoint: config.mode === "live" ? config.endpoint : null,
+    apiVersion: config.apiVersion,
+    model: result.model || config.model,
+    temperature,
+    seed: seed ?? null,
+    traceId,
+    mode: result.mode,
+    now: context.clock.now(),
+    responseHash: result.responseHash,
+    filledSections: filled,
+  });
+  return { asset: withProvenance(normalized, provenance), envelope, provenance, response };
+}
+
+/** The model's answer to an envelope; a failure becomes a `SynError` with the envelope. */
+async function askModel(
+  context: GeneratorContext,
+  envelope: RequestEnvelope,
+  params: ExternalParameters,
+): Promise<GenerateResult> {
+  try {
+    context.pending.set(envelope.trace_id, envelope);
+    return await context.model.generate(toRequest(envelope, params));
+  } catch (error) {
+    throw generationFailure(error, envelope, params);
+  } finally {
+    context.pending.delete(envelope.trace_id);
+  }
+}
+
+/** Anthropic's Messages API requires max_tokens; the others may omit it. */
+function defaultMaxTokens(engine: ExternalEngineName): number | null {
+  return engine === "anthropic" ? 4096 : null;
+}
+
+/**
+ * The model behind a generator. In mock mode it answers each request from the envelope
+ * `pending` holds under the request's trace id.
+ */
+function languageModelFor(
+  engine: ExternalEngineName,
+  config: ModelConfig,
+  options: ExternalGeneratorOptions & { clock: Clock },
+  pending: ReadonlyMap<string, RequestEnvelope>,
+): LanguageModel {
+  return createLanguageModel(config, {
     fetch: options.fetch,
-    clock,
+    clock: options.clock,
     random: options.random,
     mock: (request: GenerateRequest) => {
       const envelope = pending.get(request.traceId ?? "");
@@ -216,103 +318,78 @@ export function createExternalGenerator(
         : mockProviderAnswer(engine, envelope);
     },
   });
-  return {
-    name: engine,
-    model: config.model,
-    endpoint: config.mode === "live" ? config.endpoint : null,
-    mode: config.mode,
-    async generate(prompt, seed = null, params = {}, traceId = newTraceId()) {
-      const temperature = params.temperature ?? config.temperature ?? null;
-      const envelope = buildEnvelope({
-        traceId,
-        prompt,
-        seed: seed ?? null,
-        model: config.model,
-        temperature,
-        // Anthropic's Messages API requires max_tokens; the others may omit it.
-        maxTokens: params.maxTokens ?? (engine === "anthropic" ? 4096 : null),
+}
+
+/** What a failed generation is reported as: a `SynError` whose `data.reason` is the spec's. */
+function generationFailure(
+  error: unknown,
+  envelope: RequestEnvelope,
+  params: ExternalParameters,
+): SynError {
+  if (error instanceof ProviderError) {
+    return new SynError(error.reason, error.message, {
+      reason: error.reason,
+      detail: error.detail,
+      status: error.status,
+      attempts: error.attempts,
+      envelope,
+    });
+  }
+  if (error instanceof DOMException && error.name === "TimeoutError") {
+    const seconds = (params.deadlineMs ?? 0) / 1000;
+    return new SynError("timeout", `No answer within ${seconds} s, retries included`, {
+      reason: "timeout",
+      detail: `no answer within --timeout-s ${seconds} (every attempt and retry pause included)`,
+      envelope,
+    });
+  }
+  // Anything else (a mock script that throws, a bug) still ends as a logged failure.
+  const detail = errorMessage(error);
+  return new SynError("internal_error", detail, { reason: "internal_error", detail, envelope });
+}
+
+/** The answer's JSON: parsed by the model layer, or here from its text. */
+function answerOf(
+  result: GenerateResult,
+  envelope: RequestEnvelope,
+  response: ExternalGeneration["response"],
+): unknown {
+  if (result.json !== undefined) return result.json;
+  try {
+    return JSON.parse(result.text);
+  } catch {
+    throw new SynError("bad_response", "Answer is not JSON", {
+      reason: "bad_response",
+      detail: "answer is not JSON",
+      envelope,
+      response,
+    });
+  }
+}
+
+/** The answer as an asset; an answer normalization refuses is a `bad_response`. */
+function normalizeAnswer(
+  answer: unknown,
+  context: {
+    prompt: string;
+    filled: string[];
+    envelope: RequestEnvelope;
+    response: ExternalGeneration["response"];
+  },
+): SynestheticAsset {
+  const { prompt, filled, envelope, response } = context;
+  try {
+    return normalizeAsset(answer, { prompt, filled });
+  } catch (error) {
+    if (error instanceof SynError) {
+      throw new SynError("bad_response", error.message, {
+        reason: "bad_response",
+        detail: error.message,
+        issues: error.data.issues,
+        envelope,
+        response,
       });
-      let result: GenerateResult;
-      try {
-        pending.set(traceId, envelope);
-        result = await model.generate(toRequest(envelope, params));
-      } catch (error) {
-        if (error instanceof ProviderError) {
-          throw new SynError(error.reason, error.message, {
-            reason: error.reason,
-            detail: error.detail,
-            status: error.status,
-            attempts: error.attempts,
-            envelope,
-          });
-        }
-        if (error instanceof DOMException && error.name === "TimeoutError") {
-          const seconds = (params.deadlineMs ?? 0) / 1000;
-          throw new SynError("timeout", `No answer within ${seconds} s, retries included`, {
-            reason: "timeout",
-            detail:
-              `no answer within --timeout-s ${seconds} (every attempt and retry pause included)`,
-            envelope,
-          });
-        }
-        // Anything else (a mock script that throws, a bug) still ends as a logged failure.
-        const detail = errorMessage(error);
-        throw new SynError("internal_error", detail, {
-          reason: "internal_error",
-          detail,
-          envelope,
-        });
-      } finally {
-        pending.delete(traceId);
-      }
-      const response = {
-        hash: result.responseHash,
-        size: result.rawSize,
-        attempts: result.attempts,
-      };
-      let answer = result.json;
-      if (answer === undefined) {
-        try {
-          answer = JSON.parse(result.text);
-        } catch {
-          throw new SynError("bad_response", "Answer is not JSON", {
-            reason: "bad_response",
-            detail: "answer is not JSON",
-            envelope,
-            response,
-          });
-        }
-      }
-      let normalized: SynestheticAsset;
-      const filled: string[] = [];
-      try {
-        normalized = normalizeAsset(answer, { prompt, filled });
-      } catch (error) {
-        if (error instanceof SynError) {
-          throw new SynError("bad_response", error.message, {
-            reason: "bad_response",
-            detail: error.message,
-            issues: error.data.issues,
-            envelope,
-            response,
-          });
-        }
-        throw error;
-      }
-      const provenance = buildProvenance({
-        engine,
-        endpoint: config.mode === "live" ? config.endpoint : null,
-        apiVersion: config.apiVersion,
-        model: result.model || config.model,
-        temperature,
-        seed: seed ?? null,
-        traceId,
-        mode: result.mode,
-        now: clock.now(),
-        responseHash: result.responseHash,
-        filledSections: filled,
-      });
-      return { asset: withProvenance(normalized, provenance), envelope, provenance, response };
-    },
-  };
+    }
+    throw error;
+  }
 }

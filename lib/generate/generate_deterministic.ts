@@ -76,16 +76,8 @@ export function generateDeterministic(
 ): SynestheticAsset {
   const features = options.features ?? extractFeatures(prompt);
   const choice = choose(features, options.seed ?? 0, options.temperature ?? 0.7);
-  const { title, shape, tempo, intensity, complexity, random, jitter } = choice;
-  const tone = toneFor(
-    title,
-    choice.synthType,
-    choice.energy,
-    tempo,
-    features.pulsing,
-    random,
-    jitter,
-  );
+  const { title, shape, tempo, intensity, complexity } = choice;
+  const tone = toneFor(choice, features.pulsing);
   const description = `${features.excerpt || title}: a ${
     SHADER_NAMES[shape]
   } shader, a ${tone.section.synth.type} at ${tempo} BPM and a haptic pulse at intensity ${intensity}`;
@@ -175,61 +167,70 @@ function shaderFor({ shape, palette, speed, radius, softness, complexity }: Choi
   };
 }
 
-/** One additive modulation with the fields every one of ours shares. */
-function modulation(
-  id: string,
-  target: string,
-  fields: { waveform: string; frequency: number; amplitude: number; offset: number; phase: number },
-  min: number,
-  max: number,
-) {
-  return { id, target, type: "additive", ...fields, scale: 1, scaleProfile: "linear", min, max };
+/** What sets one of our modulations apart; the rest every one of them shares. */
+interface ModulationFields {
+  waveform: string;
+  frequency: number;
+  amplitude: number;
+  offset: number;
+  phase: number;
+  min: number;
+  max: number;
+}
+
+/** One additive modulation of `target`. */
+function modulation(id: string, target: string, fields: ModulationFields) {
+  const { min, max, ...wave } = fields;
+  return { id, target, type: "additive", ...wave, scale: 1, scaleProfile: "linear", min, max };
 }
 
 /** The radius breathes with the tempo, the detune drifts, the haptic pulses. */
-function modulationsFor({ radius, tempo, energy, intensity, random }: Choice, pulsing: boolean) {
-  const pulseRate = round(tempo / 60 / (pulsing ? 1 : 4), 3);
+function modulationsFor(choice: Choice, pulsing: boolean) {
+  const pulseRate = round(choice.tempo / 60 / (pulsing ? 1 : 4), 3);
   return [
-    modulation(
-      "radius_pulse",
-      "shader.u_r",
-      {
-        waveform: pulsing ? "sine" : "triangle",
-        frequency: pulseRate,
-        amplitude: round(radius * (pulsing ? 0.35 : 0.12), 3),
-        offset: radius,
-        phase: 0,
-      },
-      0.05,
-      2,
-    ),
-    modulation(
-      "detune_drift",
-      "tone.detune",
-      {
-        waveform: energy > 0.6 ? "sawtooth" : "sine",
-        frequency: round(0.05 + energy * 0.5, 3),
-        amplitude: round(5 + energy * 60, 1),
-        offset: 0,
-        phase: round(random.range(0, Math.PI), 3),
-      },
-      -1200,
-      1200,
-    ),
-    modulation(
-      "haptic_pulse",
-      "haptic.intensity",
-      {
-        waveform: "sine",
-        frequency: pulseRate,
-        amplitude: round(Math.min(intensity, 1 - intensity, 0.25), 2),
-        offset: intensity,
-        phase: 0,
-      },
-      0,
-      1,
-    ),
+    radiusPulse(choice.radius, pulseRate, pulsing),
+    detuneDrift(choice.energy, choice.random),
+    hapticPulse(choice.intensity, pulseRate),
   ];
+}
+
+/** A pulsing prompt swings the radius by 35 % on the beat, others by 12 % every bar. */
+function radiusPulse(radius: number, pulseRate: number, pulsing: boolean) {
+  return modulation("radius_pulse", "shader.u_r", {
+    waveform: pulsing ? "sine" : "triangle",
+    frequency: pulseRate,
+    amplitude: round(radius * (pulsing ? 0.35 : 0.12), 3),
+    offset: radius,
+    phase: 0,
+    min: 0.05,
+    max: 2,
+  });
+}
+
+/** The detune drifts faster, wider and harsher with energy; its phase is the seed's. */
+function detuneDrift(energy: number, random: SeededRandom) {
+  return modulation("detune_drift", "tone.detune", {
+    waveform: energy > 0.6 ? "sawtooth" : "sine",
+    frequency: round(0.05 + energy * 0.5, 3),
+    amplitude: round(5 + energy * 60, 1),
+    offset: 0,
+    phase: round(random.range(0, Math.PI), 3),
+    min: -1200,
+    max: 1200,
+  });
+}
+
+/** The haptic pulses around its intensity, never past 0 or 1. */
+function hapticPulse(intensity: number, pulseRate: number) {
+  return modulation("haptic_pulse", "haptic.intensity", {
+    waveform: "sine",
+    frequency: pulseRate,
+    amplitude: round(Math.min(intensity, 1 - intensity, 0.25), 2),
+    offset: intensity,
+    phase: 0,
+    min: 0,
+    max: 1,
+  });
 }
 
 /** A click plays the root note, pulses the haptic and nudges the shape. */
@@ -325,35 +326,78 @@ function shaderParameter(
   };
 }
 
-function toneFor(
-  title: string,
-  synthType: SynthType,
-  energy: number,
-  tempo: number,
-  pulsing: boolean,
-  random: SeededRandom,
-  jitter: (amount: number) => number,
-) {
+/**
+ * The tone section and the note a click plays. The seeded draws happen in a fixed order
+ * (oscillator, envelope, volume, root note): reordering them changes every asset.
+ */
+function toneFor(choice: Choice, pulsing: boolean) {
+  const { title, synthType, energy, tempo, random, jitter } = choice;
   const calm = energy < 0.4;
-  const oscillator = calm
-    ? random.pick(["sine", "triangle", "amsine", "fatsine"])
-    : energy > 0.7
-    ? random.pick(["sawtooth", "square", "fmsquare", "fatsawtooth"])
-    : random.pick(["triangle", "amtriangle", "fmsine", "pulse"]);
-  const attack = round(clamp(0.005 + (1 - energy) ** 2 * 1.2 + jitter(0.05), 0.001, 2), 3);
-  const decay = round(clamp(0.1 + (1 - energy) * 0.5 + jitter(0.05), 0.01, 2), 3);
-  const sustain = round(clamp(0.2 + (1 - energy) * 0.5 + jitter(0.05), 0, 1), 2);
-  const release = round(clamp(0.2 + (1 - energy) * 3 + jitter(0.2), 0.01, 5), 2);
+  const oscillator = oscillatorFor(energy, random);
+  const envelope = envelopeFor(energy, jitter);
   const volume = round(-20 + energy * 12 + jitter(2), 1);
+  const values = scaleNotes(energy, random);
+  const section = {
+    name: `${title} Tone`,
+    description: `${synthType} with a ${oscillator} oscillator at ${tempo} BPM`,
+    synth: {
+      type: synthType,
+      options: {
+        oscillator: { type: oscillator },
+        envelope,
+        volume,
+        portamento: round(calm ? 0.08 : 0.01, 2),
+      },
+    },
+    effects: effectsFor(energy),
+    patterns: [patternFor(energy, pulsing, values)],
+    parts: [
+      { id: "main_loop", pattern: "main_pattern", start: "0:0:0", duration: "4m", loop: true },
+    ],
+    input_parameters: toneParameters(volume, envelope, tempo),
+    meta_info: {
+      category: "tone",
+      complexity: energy > 0.7 ? "high" : "medium",
+      tags: [synthType.slice(5).toLowerCase(), oscillator, `${tempo}bpm`],
+      tempo_bpm: tempo,
+    },
+  } satisfies JsonObject;
+  return { section, rootNote: values[0] };
+}
+
+/** Soft waveforms for calm prompts, bright ones for energetic prompts. */
+function oscillatorFor(energy: number, random: SeededRandom): string {
+  if (energy < 0.4) return random.pick(["sine", "triangle", "amsine", "fatsine"]);
+  if (energy > 0.7) return random.pick(["sawtooth", "square", "fmsquare", "fatsawtooth"]);
+  return random.pick(["triangle", "amtriangle", "fmsine", "pulse"]);
+}
+
+/** Calm prompts swell in and fade out slowly; energetic ones strike and stop. */
+function envelopeFor(energy: number, jitter: (amount: number) => number) {
+  return {
+    attack: round(clamp(0.005 + (1 - energy) ** 2 * 1.2 + jitter(0.05), 0.001, 2), 3),
+    decay: round(clamp(0.1 + (1 - energy) * 0.5 + jitter(0.05), 0.01, 2), 3),
+    sustain: round(clamp(0.2 + (1 - energy) * 0.5 + jitter(0.05), 0, 1), 2),
+    release: round(clamp(0.2 + (1 - energy) * 3 + jitter(0.2), 0.01, 5), 2),
+  };
+}
+
+/** Four notes of a minor (calm) or major pentatonic scale on a seeded root. */
+function scaleNotes(energy: number, random: SeededRandom): string[] {
+  const calm = energy < 0.4;
   const scale = calm ? MINOR : MAJOR;
   const octave = energy > 0.7 ? 4 : calm ? 3 : 4;
   const root = Math.floor(random.next() * CHROMATIC.length);
-  const values = scale.slice(0, 4).map((interval) => {
+  return scale.slice(0, 4).map((interval) => {
     const semitone = root + interval;
     return `${CHROMATIC[semitone % 12]}${octave + Math.floor(semitone / 12)}`;
   });
-  const effects = calm
-    ? [
+}
+
+/** Reverb and chorus for calm prompts, distortion and delay for the rest. */
+function effectsFor(energy: number) {
+  if (energy < 0.4) {
+    return [
       {
         type: "Tone.Reverb",
         order: 0,
@@ -368,62 +412,49 @@ function toneFor(
         order: 1,
         options: { frequency: 0.8, delayTime: 3.5, depth: 0.6, wet: 0.25 },
       },
-    ]
-    : [
-      {
-        type: "Tone.Distortion",
-        order: 0,
-        options: { distortion: round(energy * 0.6, 2), wet: round(0.2 + energy * 0.3, 2) },
-      },
-      {
-        type: "Tone.FeedbackDelay",
-        order: 1,
-        options: { delayTime: "8n", feedback: round(0.2 + energy * 0.3, 2), wet: 0.2 },
-      },
     ];
-  const section = {
-    name: `${title} Tone`,
-    description: `${synthType} with a ${oscillator} oscillator at ${tempo} BPM`,
-    synth: {
-      type: synthType,
-      options: {
-        oscillator: { type: oscillator },
-        envelope: { attack, decay, sustain, release },
-        volume,
-        portamento: round(calm ? 0.08 : 0.01, 2),
-      },
+  }
+  return [
+    {
+      type: "Tone.Distortion",
+      order: 0,
+      options: { distortion: round(energy * 0.6, 2), wet: round(0.2 + energy * 0.3, 2) },
     },
-    effects,
-    patterns: [
-      {
-        id: "main_pattern",
-        type: "Tone.Pattern",
-        options: {
-          pattern: energy > 0.6 ? "upDown" : pulsing ? "up" : "random",
-          values,
-          interval: energy > 0.7 ? "16n" : calm ? "2n" : "8n",
-          duration: calm ? "2n" : "16n",
-        },
-      },
-    ],
-    parts: [
-      { id: "main_loop", pattern: "main_pattern", start: "0:0:0", duration: "4m", loop: true },
-    ],
-    input_parameters: [
-      toneParameter("Volume", "volume", volume, -60, 6, 0.1, "dB"),
-      toneParameter("Detune", "detune", 0, -1200, 1200, 1, "cents"),
-      toneParameter("Attack", "envelope.attack", attack, 0.001, 2, 0.001, "s"),
-      toneParameter("Release", "envelope.release", release, 0.01, 5, 0.01, "s"),
-      toneParameter("Tempo", "transport.bpm", tempo, 40, 220, 1, "bpm"),
-    ],
-    meta_info: {
-      category: "tone",
-      complexity: energy > 0.7 ? "high" : "medium",
-      tags: [synthType.slice(5).toLowerCase(), oscillator, `${tempo}bpm`],
-      tempo_bpm: tempo,
+    {
+      type: "Tone.FeedbackDelay",
+      order: 1,
+      options: { delayTime: "8n", feedback: round(0.2 + energy * 0.3, 2), wet: 0.2 },
     },
-  } satisfies JsonObject;
-  return { section, rootNote: values[0] };
+  ];
+}
+
+/** The looped pattern over the scale notes: faster and shorter with energy. */
+function patternFor(energy: number, pulsing: boolean, values: string[]) {
+  const calm = energy < 0.4;
+  return {
+    id: "main_pattern",
+    type: "Tone.Pattern",
+    options: {
+      pattern: energy > 0.6 ? "upDown" : pulsing ? "up" : "random",
+      values,
+      interval: energy > 0.7 ? "16n" : calm ? "2n" : "8n",
+      duration: calm ? "2n" : "16n",
+    },
+  };
+}
+
+function toneParameters(
+  volume: number,
+  envelope: { attack: number; release: number },
+  tempo: number,
+): InputParameter[] {
+  return [
+    toneParameter("Volume", "volume", volume, -60, 6, 0.1, "dB"),
+    toneParameter("Detune", "detune", 0, -1200, 1200, 1, "cents"),
+    toneParameter("Attack", "envelope.attack", envelope.attack, 0.001, 2, 0.001, "s"),
+    toneParameter("Release", "envelope.release", envelope.release, 0.01, 5, 0.01, "s"),
+    toneParameter("Tempo", "transport.bpm", tempo, 40, 220, 1, "bpm"),
+  ];
 }
 
 function toneParameter(

@@ -122,3 +122,52 @@ Deno.test("generateDeterministic() keeps titles short and whole, whatever the pr
   assert.equal(generateDeterministic("élan vital").name, "Élan Vital");
   assert.equal(generateDeterministic("𝔘nicode").name, "𝔘nicode");
 });
+
+Deno.test("generateDeterministic() draws the tone and modulations in a fixed order", () => {
+  // Pins the seeded values a calm and an energetic prompt get, so a change in the order
+  // of random draws (which would change every generated asset) cannot pass unnoticed.
+  const summary = (prompt: string, seed: number) => {
+    const asset = generateDeterministic(prompt, { seed });
+    const options = asset.tone.synth.options as {
+      oscillator: { type: string };
+      envelope: Record<string, number>;
+      volume: number;
+    };
+    const patterns = asset.tone.patterns as { options: { values: string[] } }[];
+    const modulations = asset.modulations as Record<string, unknown>[];
+    return {
+      oscillator: options.oscillator.type,
+      envelope: options.envelope,
+      volume: options.volume,
+      values: patterns[0].options.values,
+      modulations: modulations.map(({ waveform, frequency, amplitude, phase }) => [
+        waveform,
+        frequency,
+        amplitude,
+        phase,
+      ]),
+    };
+  };
+  assert.deepEqual(summary("a calm blue ocean at dusk", 7), {
+    oscillator: "sine",
+    envelope: { attack: 1.195, decay: 0.607, sustain: 0.71, release: 3.22 },
+    volume: -19.7,
+    values: ["G#3", "B3", "C#4", "D#4"],
+    modulations: [
+      ["triangle", 0.258, 0.063, 0],
+      ["sine", 0.05, 5, 0.117],
+      ["sine", 0.258, 0.15, 0],
+    ],
+  });
+  assert.deepEqual(summary("angry red fire pulsing", 3), {
+    oscillator: "square",
+    envelope: { attack: 0.021, decay: 0.107, sustain: 0.21, release: 0.13 },
+    volume: -8.7,
+    values: ["F#4", "G#4", "A#4", "C#5"],
+    modulations: [
+      ["sine", 2.867, 0.092, 0],
+      ["sawtooth", 0.55, 65, 1.579],
+      ["sine", 2.867, 0.09, 0],
+    ],
+  });
+});

@@ -336,111 +336,176 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
 
   const files = await readSchemaFiles(schemasDir);
   const index = new SchemaIndex();
-  const schemas = indexSchemas(files, schemasDir, schemasShown, index);
-  const byName = new Map<string, LoadedSchema>();
-  for (const entry of schemas) if (!byName.has(entry.name)) byName.set(entry.name, entry);
-
-  let verdictFor: VerdictSource | undefined;
-  let formats: Readonly<Record<string, FormatDefinition>> = {};
-  let compiled: Promise<void> | undefined;
-  const ready = () =>
-    compiled ??= (async () => {
-      const source =
-        (options.schemasDir === undefined ? await embeddedVerdicts(files) : undefined) ??
-          await compiledVerdicts(schemas);
-      // ajv-formats' formats, as embedded: no npm package on the start path.
-      formats = (await import("./_embedded_formats.js")).fullFormats;
-      verdictFor = source;
-    })();
-  if (!options.deferCompile) await ready();
+  const schemas = new SchemaNames(indexSchemas(files, schemasDir, schemasShown, index));
+  const validators = new Validators(
+    schemas.entries,
+    // Generated ahead of time for the embedded schemas only, and only while they match.
+    () => options.schemasDir === undefined ? embeddedVerdicts(files) : undefined,
+  );
+  if (!options.deferCompile) await validators.ready();
 
   const examples = await loadExamples(
     examplesDir,
     examplesShown,
     (document, stem) =>
-      schemaFromMarker(document) ?? schemaNameFromStem(stem, byName.keys()) ?? "synesthetic-asset",
+      schemas.fromMarker(document) ?? schemaNameFromStem(stem, schemas.names()) ??
+        "synesthetic-asset",
   );
-
-  function canonicalName(name: string): string {
-    return Object.hasOwn(SCHEMA_ALIASES, name) ? SCHEMA_ALIASES[name] : name;
-  }
-
-  function schemaFromMarker(document: unknown): string | undefined {
-    const marker = markerOf(document);
-    if (marker === undefined) return undefined;
-    for (const entry of schemas) if (entry.uri === marker) return entry.name;
-    const name = schemaNameFromMarker(marker);
-    if (name === undefined) return undefined;
-    const canonical = canonicalName(name);
-    return byName.has(canonical) ? canonical : undefined;
-  }
-
-  const resourceUris = new Set(schemas.map((entry) => entry.uri));
-  function verdictOf(uri: string): VerdictFunction | undefined {
-    if (!resourceUris.has(uri) || !verdictFor) return undefined;
-    try {
-      return verdictFor(uri, uri);
-    } catch {
-      return undefined;
-    }
-  }
-
-  function validate(asset: unknown, schemaName: string): ValidationResult {
-    const entry = byName.get(canonicalName(schemaName));
-    if (!entry) {
-      throw new SynError("not_found", `Unknown schema: ${schemaName}`, { schema: schemaName });
-    }
-    if (!verdictFor) {
-      throw new SynError("not_ready", "Schema validators are still compiling: await ready() first");
-    }
-    const document = dropMarker(asset);
-    const verdict = verdictFor(entry.uri, entry.name);
-    try {
-      if (verdict(document)) return { ok: true, errors: [] };
-    } catch (error) {
-      return { ok: false, errors: [{ path: "", msg: failureMessage(error) }] };
-    }
-    let errors: ValidationIssue[];
-    try {
-      errors = explainIssues(entry.schema, entry.uri, document, { index, formats, verdictOf });
-    } catch (error) {
-      if (error instanceof RangeError) {
-        return { ok: false, errors: [{ path: "", msg: failureMessage(error) }] };
-      }
-      errors = [];
-    }
-    return { ok: false, errors: errors.length ? errors : issuesFromAjv(verdict.errors) };
-  }
-
+  const validate = (asset: unknown, schemaName: string) =>
+    validateAsset(asset, schemaName, { schemas, validators, index });
   return {
-    ready,
-    listSchemas: () => schemas.map(({ name, version, path }) => ({ name, version, path })),
+    ready: validators.ready,
+    listSchemas: () => schemas.entries.map(({ name, version, path }) => ({ name, version, path })),
     getSchema(name) {
-      const entry = byName.get(canonicalName(name));
+      const entry = schemas.find(name);
       if (!entry) return undefined;
       return { schema: structuredClone(entry.schema), version: entry.version };
     },
-    hasSchema: (name) => byName.has(canonicalName(name)),
-    listExamples(component) {
-      const wanted = component === undefined || component === "all" ? undefined : component;
-      return examples
-        .filter((entry) =>
-          wanted === undefined || entry.component === wanted ||
-          entry.schema === canonicalName(wanted)
-        )
-        .map(({ component, path }) => ({ component, path }));
-    },
+    hasSchema: (name) => schemas.find(name) !== undefined,
+    listExamples: (component) => listExamples(examples, component),
     getExample(path) {
-      const wanted = path.replaceAll("\\", "/");
-      const entry = examples.find((candidate) => candidate.path === wanted) ??
-        examples.find((candidate) => candidate.relative === wanted) ??
-        examples.find((candidate) => candidate.relative.endsWith(`/${wanted}`));
+      const entry = findExample(examples, path);
       if (!entry) return undefined;
       return { example: JSON.parse(entry.text), schema: entry.schema };
     },
     validate,
-    schemaFromMarker,
+    schemaFromMarker: (document) => schemas.fromMarker(document),
   };
+}
+
+/** The loaded schemas by name: the first of each name, aliases resolved. */
+class SchemaNames {
+  readonly #byName = new Map<string, LoadedSchema>();
+
+  /** Sorted by (name, version, path). */
+  constructor(readonly entries: readonly LoadedSchema[]) {
+    for (const entry of entries) {
+      if (!this.#byName.has(entry.name)) this.#byName.set(entry.name, entry);
+    }
+  }
+
+  names(): IterableIterator<string> {
+    return this.#byName.keys();
+  }
+
+  find(name: string): LoadedSchema | undefined {
+    return this.#byName.get(canonicalName(name));
+  }
+
+  /** The schema a document's `$schema`/`$schemaRef` marker names, by URI or by name. */
+  fromMarker(document: unknown): string | undefined {
+    const marker = markerOf(document);
+    if (marker === undefined) return undefined;
+    for (const entry of this.entries) if (entry.uri === marker) return entry.name;
+    const name = schemaNameFromMarker(marker);
+    if (name === undefined) return undefined;
+    const canonical = canonicalName(name);
+    return this.#byName.has(canonical) ? canonical : undefined;
+  }
+}
+
+function canonicalName(name: string): string {
+  return Object.hasOwn(SCHEMA_ALIASES, name) ? SCHEMA_ALIASES[name] : name;
+}
+
+/**
+ * The schemas' validators and ajv's formats, made on the first `ready()`: the embedded
+ * ones when `embedded` gives them, otherwise compiled by ajv.
+ */
+class Validators {
+  verdictFor: VerdictSource | undefined;
+  formats: Readonly<Record<string, FormatDefinition>> = {};
+  readonly #schemas: LoadedSchema[];
+  readonly #embedded: () => Promise<VerdictSource | undefined> | undefined;
+  readonly #uris: Set<string>;
+  #compiled: Promise<void> | undefined;
+
+  constructor(
+    schemas: readonly LoadedSchema[],
+    embedded: () => Promise<VerdictSource | undefined> | undefined,
+  ) {
+    this.#schemas = [...schemas];
+    this.#embedded = embedded;
+    this.#uris = new Set(schemas.map((entry) => entry.uri));
+  }
+
+  ready = (): Promise<void> => this.#compiled ??= this.#compile();
+
+  async #compile(): Promise<void> {
+    const source = await this.#embedded() ?? await compiledVerdicts(this.#schemas);
+    // ajv-formats' formats, as embedded: no npm package on the start path.
+    this.formats = (await import("./_embedded_formats.js")).fullFormats;
+    this.verdictFor = source;
+  }
+
+  /** The validator of a loaded schema's URI, for the explainer; none before `ready()`. */
+  verdictOf = (uri: string): VerdictFunction | undefined => {
+    if (!this.#uris.has(uri) || !this.verdictFor) return undefined;
+    try {
+      return this.verdictFor(uri, uri);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** Validates one document; issues come from the explainer, ajv's errors when it has none. */
+function validateAsset(
+  asset: unknown,
+  schemaName: string,
+  store: { schemas: SchemaNames; validators: Validators; index: SchemaIndex },
+): ValidationResult {
+  const { validators, index } = store;
+  const entry = store.schemas.find(schemaName);
+  if (!entry) {
+    throw new SynError("not_found", `Unknown schema: ${schemaName}`, { schema: schemaName });
+  }
+  if (!validators.verdictFor) {
+    throw new SynError("not_ready", "Schema validators are still compiling: await ready() first");
+  }
+  const document = dropMarker(asset);
+  const verdict = validators.verdictFor(entry.uri, entry.name);
+  try {
+    if (verdict(document)) return { ok: true, errors: [] };
+  } catch (error) {
+    return { ok: false, errors: [{ path: "", msg: failureMessage(error) }] };
+  }
+  let errors: ValidationIssue[];
+  try {
+    errors = explainIssues(entry.schema, entry.uri, document, {
+      index,
+      formats: validators.formats,
+      verdictOf: validators.verdictOf,
+    });
+  } catch (error) {
+    if (error instanceof RangeError) {
+      return { ok: false, errors: [{ path: "", msg: failureMessage(error) }] };
+    }
+    errors = [];
+  }
+  return { ok: false, errors: errors.length ? errors : issuesFromAjv(verdict.errors) };
+}
+
+/** The examples of a component, or of the schema it names; all for `undefined` or `"all"`. */
+function listExamples(
+  examples: readonly LoadedExample[],
+  component: string | undefined,
+): ExampleEntry[] {
+  const wanted = component === undefined || component === "all" ? undefined : component;
+  return examples
+    .filter((entry) =>
+      wanted === undefined || entry.component === wanted ||
+      entry.schema === canonicalName(wanted)
+    )
+    .map(({ component, path }) => ({ component, path }));
+}
+
+/** An example by its displayed path, its path in the folder, or the end of that path. */
+function findExample(examples: readonly LoadedExample[], path: string): LoadedExample | undefined {
+  const wanted = path.replaceAll("\\", "/");
+  return examples.find((candidate) => candidate.path === wanted) ??
+    examples.find((candidate) => candidate.relative === wanted) ??
+    examples.find((candidate) => candidate.relative.endsWith(`/${wanted}`));
 }
 
 /** Validation of hostile input answers instead of throwing: a too-deep document says so. */

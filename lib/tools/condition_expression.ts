@@ -93,101 +93,155 @@ export function parseCondition(text: string): (context: Record<string, unknown>)
   if (text.length > MAX_CONDITION_CHARS) {
     fail(`condition longer than ${MAX_CONDITION_CHARS} characters`, MAX_CONDITION_CHARS);
   }
-  const tokens = tokenize(text);
-  let index = 0;
-  let depth = 0;
-  const peek = () => tokens[index];
-  const take = () => tokens[index++];
-  const isWord = (word: string) => peek().type === "word" && peek().text === word;
-  const isOp = (op: string) => peek().type === "op" && peek().text === op;
-  const enter = () => {
-    if (++depth > MAX_CONDITION_DEPTH) {
-      fail(`nesting deeper than ${MAX_CONDITION_DEPTH}`, peek().at);
-    }
-  };
+  const tree = new ConditionParser(tokenize(text)).parse();
+  return (context) => truthy(evaluate(tree, context));
+}
 
-  function or(): Node {
-    let left = and();
-    while (isWord("or") || isOp("||")) {
-      take();
-      left = { kind: "logic", op: "or", left, right: and() };
+const COMPARISON_OPERATORS = ["==", "!=", "<", "<=", ">", ">="];
+const KEYWORDS = ["and", "or", "not", "in"];
+
+/** Recursive descent over the tokens, loosest binding first: or, and, not, comparison. */
+class ConditionParser {
+  #index = 0;
+  #depth = 0;
+
+  constructor(readonly tokens: readonly Token[]) {}
+
+  /** The whole condition; anything left over is an error. */
+  parse(): Node {
+    const tree = this.#or();
+    const rest = this.#peek();
+    if (rest.type !== "end") fail(`unexpected ${JSON.stringify(rest.text)}`, rest.at);
+    return tree;
+  }
+
+  #or(): Node {
+    let left = this.#and();
+    while (this.#isWord("or") || this.#isOp("||")) {
+      this.#take();
+      left = { kind: "logic", op: "or", left, right: this.#and() };
     }
     return left;
   }
-  function and(): Node {
-    let left = not();
-    while (isWord("and") || isOp("&&")) {
-      take();
-      left = { kind: "logic", op: "and", left, right: not() };
+
+  #and(): Node {
+    let left = this.#not();
+    while (this.#isWord("and") || this.#isOp("&&")) {
+      this.#take();
+      left = { kind: "logic", op: "and", left, right: this.#not() };
     }
     return left;
   }
-  function not(): Node {
-    if (isWord("not") || isOp("!")) {
-      take();
-      enter();
-      const operand = not();
-      depth--;
+
+  #not(): Node {
+    if (this.#isWord("not") || this.#isOp("!")) {
+      this.#take();
+      this.#enter();
+      const operand = this.#not();
+      this.#depth--;
       return { kind: "not", operand };
     }
-    return comparison();
+    return this.#comparison();
   }
-  function comparison(): Node {
-    const left = primary();
-    const token = peek();
-    if (token.type === "op" && ["==", "!=", "<", "<=", ">", ">="].includes(token.text)) {
-      take();
-      return { kind: "compare", op: token.text, left, right: primary() };
+
+  #comparison(): Node {
+    const left = this.#primary();
+    const token = this.#peek();
+    if (token.type === "op" && COMPARISON_OPERATORS.includes(token.text)) {
+      this.#take();
+      return { kind: "compare", op: token.text, left, right: this.#primary() };
     }
-    if (isWord("in")) {
-      take();
-      return { kind: "compare", op: "in", left, right: primary() };
+    if (this.#isWord("in")) {
+      this.#take();
+      return { kind: "compare", op: "in", left, right: this.#primary() };
     }
-    if (isWord("not") && tokens[index + 1]?.type === "word" && tokens[index + 1].text === "in") {
-      index += 2;
-      return { kind: "compare", op: "not in", left, right: primary() };
+    const next = this.tokens[this.#index + 1];
+    if (this.#isWord("not") && next?.type === "word" && next.text === "in") {
+      this.#index += 2;
+      return { kind: "compare", op: "not in", left, right: this.#primary() };
     }
     return left;
   }
-  function primary(): Node {
-    const token = take();
-    let node: Node;
+
+  /** A literal, a name or a parenthesized condition, then any key accesses on it. */
+  #primary(): Node {
+    const node = this.#operand();
+    const accessed = this.#keyAccesses(node);
+    if (this.#isOp("(")) fail("calls are not allowed", this.#peek().at);
+    return accessed;
+  }
+
+  #operand(): Node {
+    const token = this.#take();
     if (token.type === "number" || token.type === "string") {
-      node = { kind: "literal", value: token.value };
-    } else if (token.type === "word" && Object.hasOwn(LITERAL_WORDS, token.text)) {
-      node = { kind: "literal", value: LITERAL_WORDS[token.text] };
-    } else if (token.type === "word" && !["and", "or", "not", "in"].includes(token.text)) {
-      node = { kind: "name", name: token.text };
-    } else if (token.type === "op" && token.text === "(") {
-      enter();
-      node = or();
-      depth--;
-      if (!isOp(")")) fail("expected )", peek().at);
-      take();
-    } else {fail(
-        token.type === "end" ? "unexpected end" : `unexpected ${JSON.stringify(token.text)}`,
-        token.at,
-      );}
-    while (isOp(".") || isOp("[")) {
-      enter();
-      if (take().text === ".") {
-        const key = take();
+      return { kind: "literal", value: token.value };
+    }
+    if (token.type === "word" && Object.hasOwn(LITERAL_WORDS, token.text)) {
+      return { kind: "literal", value: LITERAL_WORDS[token.text] };
+    }
+    if (token.type === "word" && !KEYWORDS.includes(token.text)) {
+      return { kind: "name", name: token.text };
+    }
+    if (token.type === "op" && token.text === "(") {
+      this.#enter();
+      const node = this.#or();
+      this.#depth--;
+      this.#expectOp(")");
+      return node;
+    }
+    fail(
+      token.type === "end" ? "unexpected end" : `unexpected ${JSON.stringify(token.text)}`,
+      token.at,
+    );
+  }
+
+  /**
+   * `.key` and `[expression]` after an operand. Each access counts towards the depth
+   * limit for the rest of the condition, so a long chain is refused like deep nesting.
+   */
+  #keyAccesses(object: Node): Node {
+    let node = object;
+    while (this.#isOp(".") || this.#isOp("[")) {
+      this.#enter();
+      if (this.#take().text === ".") {
+        const key = this.#take();
         if (key.type !== "word") fail("expected a key name after .", key.at);
         node = { kind: "member", object: node, key: { kind: "literal", value: key.text } };
       } else {
-        const key = or();
-        if (!isOp("]")) fail("expected ]", peek().at);
-        take();
+        const key = this.#or();
+        this.#expectOp("]");
         node = { kind: "member", object: node, key };
       }
     }
-    if (isOp("(")) fail("calls are not allowed", peek().at);
     return node;
   }
 
-  const tree = or();
-  if (peek().type !== "end") fail(`unexpected ${JSON.stringify(peek().text)}`, peek().at);
-  return (context) => truthy(evaluate(tree, context));
+  #peek(): Token {
+    return this.tokens[this.#index];
+  }
+
+  #take(): Token {
+    return this.tokens[this.#index++];
+  }
+
+  #isWord(word: string): boolean {
+    return this.#peek().type === "word" && this.#peek().text === word;
+  }
+
+  #isOp(op: string): boolean {
+    return this.#peek().type === "op" && this.#peek().text === op;
+  }
+
+  #expectOp(op: string): void {
+    if (!this.#isOp(op)) fail(`expected ${op}`, this.#peek().at);
+    this.#take();
+  }
+
+  #enter(): void {
+    if (++this.#depth > MAX_CONDITION_DEPTH) {
+      fail(`nesting deeper than ${MAX_CONDITION_DEPTH}`, this.#peek().at);
+    }
+  }
 }
 
 /** Only own keys of plain data: never `__proto__`, `constructor` or a prototype's members. */

@@ -59,3 +59,30 @@ Deno.test("parseCondition() never reaches prototypes, calls or functions", () =>
   assert.throws(() => parseCondition("(".repeat(60) + "flag" + ")".repeat(60)), /nesting deeper/);
   assert.throws(() => parseCondition("flag or ".repeat(200) + "flag"), /longer than/);
 });
+
+Deno.test("parseCondition() names what is wrong and its 1-based position", () => {
+  const cases: [string, string, number][] = [
+    ["step1.output.count()", "calls are not allowed at position 19", 18],
+    ["a + 1", 'unexpected character "+" at position 3', 2],
+    ["step1.1", "expected a key name after . at position 7", 6],
+    ["(flag", "expected ) at position 6", 5],
+    ["'open", "unterminated string at position 1", 0],
+    ["flag ==", "unexpected end at position 8", 7],
+    ["x[1", "expected ] at position 4", 3],
+    ["flag)", 'unexpected ")" at position 5', 4],
+    ["not not not in", 'unexpected "in" at position 13', 12],
+    ["!".repeat(51) + "x", "nesting deeper than 50 at position 52", 51],
+    ["x" + "[0]".repeat(51), "nesting deeper than 50 at position 152", 151],
+  ];
+  for (const [text, message, position] of cases) {
+    assert.throws(
+      () => parseCondition(text),
+      (error: Error & { data?: unknown }) => {
+        assert.equal(error.message, message, text);
+        assert.deepEqual(error.data, { position }, text);
+        return true;
+      },
+    );
+  }
+  assert.throws(() => parseCondition(7 as unknown as string), /A condition must be a string/);
+});
