@@ -31,11 +31,13 @@ async function eventually(check: () => boolean, what: string, ms = 15_000): Prom
 
 Deno.test({
   ...TEST,
-  name: "gateway: an expired session releases its sandbox worker and memory store",
+  name: "gateway: an expired session releases its sandbox worker and its memory view",
   async fn() {
     const stateDir = await Deno.makeTempDir();
     const root = await Deno.makeTempDir();
     const config = { ...DEFAULT_CHAT_FLUX_CONFIG, entropy_budget: 1000 };
+    // One memory store for the process, as syn chat serve opens it; each session takes a view.
+    using memory = MemoryStore.open(stateDir);
     await using fixture = await gatewayFixture({
       sessionTtlSeconds: 1,
       config,
@@ -48,7 +50,7 @@ Deno.test({
           ]),
           fallback: templateModel(),
           tools: await ToolSession.open({ root, bubblewrap: "off" }),
-          memory: MemoryStore.open(stateDir),
+          memory,
           config,
         }),
     });
@@ -62,13 +64,15 @@ Deno.test({
       sockets.push(socket);
     }
     const held = descriptors();
-    assert.ok(held - before >= 12, `six sessions hold ${held - before} descriptors`);
+    assert.equal(memory.openSessions, 6);
+    assert.ok(held - before >= 6, `six sessions hold ${held - before} descriptors`);
     for (const socket of sockets) await socket.close();
     await eventually(() => fixture.gateway.sessionCount === 0, "the sessions to expire");
     await eventually(
       () => descriptors() <= before + 2,
       `descriptors back near ${before} (now ${descriptors()})`,
     );
+    assert.equal(memory.openSessions, 0, "every session gave its memory view back");
     await Deno.remove(stateDir, { recursive: true });
     await Deno.remove(root, { recursive: true });
   },
