@@ -190,72 +190,11 @@ Deno.test("fs attack: deeply nested args are refused without a crash", async () 
 });
 
 /** Swaps `<root>/d` between a real folder and a symlink to `<base>/out` until `seconds` pass. */
+/**
+ * Swaps `<root>/d` between a real folder and a symlink to `out`, in a loop, for the seconds
+ * given; tolerant of the folder a write re-creates while `d` is away.
+ */
 const SWAPPER = `
-const [root, out, seconds] = Deno.args;
-const end = Date.now() + Number(seconds) * 1000;
-Deno.symlinkSync(out, root + "/d.link");
-while (Date.now() < end) {
-  Deno.renameSync(root + "/d", root + "/d.real");
-  Deno.renameSync(root + "/d.link", root + "/d");
-  Deno.renameSync(root + "/d", root + "/d.link");
-  Deno.renameSync(root + "/d.real", root + "/d");
-}
-`;
-
-Deno.test("fs tools never return a file outside the root while a folder and a symlink swap", async () => {
-  await using fixture = await sandboxFixture();
-  await Deno.mkdir(join(fixture.root, "d"));
-  await Deno.writeTextFile(join(fixture.root, "d", "f.txt"), "inside\n");
-  await Deno.mkdir(join(fixture.base, "out"));
-  await Deno.writeTextFile(join(fixture.base, "out", "f.txt"), `${SENTINEL} swapped\n`);
-  const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    NO_COLOR: "1",
-  };
-  for (const name of ["HOME", "DENO_DIR"]) {
-    const value = Deno.env.get(name);
-    if (value) env[name] = value;
-  }
-  const swapper = new Deno.Command(Deno.execPath(), {
-    args: ["eval", SWAPPER, fixture.root, join(fixture.base, "out"), "3"],
-    clearEnv: true,
-    env,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(swapper.stderr).text();
-  let running = true;
-  const status = swapper.status.finally(() => (running = false));
-  const stop = () => {
-    if (running) swapper.kill("SIGKILL");
-  };
-  const kill = setTimeout(stop, 10_000);
-  using session = await ToolSession.open({ root: fixture.root });
-  const seen = { inside: 0, listed: 0, refused: 0 };
-  try {
-    for (let calls = 0; running && calls < 20_000; calls++) {
-      const read = await session.call({ id: "r", tool: "fs.read_text", args: { path: "d/f.txt" } });
-      const list = await session.call({ id: "l", tool: "fs.list_dir", args: { path: "d" } });
-      assert.ok(!JSON.stringify(read).includes(SENTINEL), `read outside: ${JSON.stringify(read)}`);
-      const names = JSON.stringify(list);
-      assert.ok(!names.includes(SENTINEL), `listed outside: ${names}`);
-      if ((read.output as { text?: string } | null)?.text === "inside\n") seen.inside++;
-      else seen.refused++;
-      if (list.ok) seen.listed++;
-    }
-  } finally {
-    clearTimeout(kill);
-    stop();
-    await status;
-  }
-  const { code } = await status;
-  assert.ok(code === 0 || code === 137, await stderr);
-  console.log(`swap race: ${JSON.stringify(seen)}`);
-  assert.ok(seen.inside >= 20, `the inside file was read only ${seen.inside} times`);
-});
-
-/** The swap, tolerant of the folder a write re-creates while `d` is away. */
-const WRITE_SWAPPER = `
 const [root, out, seconds] = Deno.args;
 const end = Date.now() + Number(seconds) * 1000;
 Deno.symlinkSync(out, root + "/d.link");
@@ -281,14 +220,17 @@ while (Date.now() < end) {
 }
 `;
 
-Deno.test("fs.write_text never writes outside the root while a folder and a symlink swap", async () => {
-  await using fixture = await sandboxFixture();
-  await Deno.mkdir(join(fixture.root, "d"));
-  const out = join(fixture.base, "out");
-  await Deno.mkdir(out);
-  await Deno.writeTextFile(join(out, "f.txt"), `${SENTINEL} keep\n`);
+/**
+ * Runs `attack(running)` while another process swaps `<root>/d` with a symlink to `out` for
+ * 3 s (killed after 10 s at the latest); `running()` turns false when the swapping stops.
+ */
+async function whileSwapping(
+  root: string,
+  out: string,
+  attack: (running: () => boolean) => Promise<void>,
+): Promise<void> {
   const swapper = new Deno.Command(Deno.execPath(), {
-    args: ["eval", WRITE_SWAPPER, fixture.root, out, "3"],
+    args: ["eval", SWAPPER, root, out, "3"],
     clearEnv: true,
     env: childEnv(),
     stdout: "null",
@@ -301,10 +243,51 @@ Deno.test("fs.write_text never writes outside the root while a folder and a syml
     if (running) swapper.kill("SIGKILL");
   };
   const kill = setTimeout(stop, 10_000);
+  try {
+    await attack(() => running);
+  } finally {
+    clearTimeout(kill);
+    stop();
+    await status;
+  }
+  const { code } = await status;
+  assert.ok(code === 0 || code === 137, await stderr);
+}
+
+Deno.test("fs tools never return a file outside the root while a folder and a symlink swap", async () => {
+  await using fixture = await sandboxFixture();
+  await Deno.mkdir(join(fixture.root, "d"));
+  await Deno.writeTextFile(join(fixture.root, "d", "f.txt"), "inside\n");
+  await Deno.mkdir(join(fixture.base, "out"));
+  await Deno.writeTextFile(join(fixture.base, "out", "f.txt"), `${SENTINEL} swapped\n`);
+  using session = await ToolSession.open({ root: fixture.root });
+  const seen = { inside: 0, listed: 0, refused: 0 };
+  await whileSwapping(fixture.root, join(fixture.base, "out"), async (running) => {
+    for (let calls = 0; running() && calls < 20_000; calls++) {
+      const read = await session.call({ id: "r", tool: "fs.read_text", args: { path: "d/f.txt" } });
+      const list = await session.call({ id: "l", tool: "fs.list_dir", args: { path: "d" } });
+      assert.ok(!JSON.stringify(read).includes(SENTINEL), `read outside: ${JSON.stringify(read)}`);
+      const names = JSON.stringify(list);
+      assert.ok(!names.includes(SENTINEL), `listed outside: ${names}`);
+      if ((read.output as { text?: string } | null)?.text === "inside\n") seen.inside++;
+      else seen.refused++;
+      if (list.ok) seen.listed++;
+    }
+  });
+  console.log(`swap race: ${JSON.stringify(seen)}`);
+  assert.ok(seen.inside >= 20, `the inside file was read only ${seen.inside} times`);
+});
+
+Deno.test("fs.write_text never writes outside the root while a folder and a symlink swap", async () => {
+  await using fixture = await sandboxFixture();
+  await Deno.mkdir(join(fixture.root, "d"));
+  const out = join(fixture.base, "out");
+  await Deno.mkdir(out);
+  await Deno.writeTextFile(join(out, "f.txt"), `${SENTINEL} keep\n`);
   using session = await ToolSession.open({ root: fixture.root });
   const seen = { written: 0, refused: 0 };
-  try {
-    for (let calls = 0; running && calls < 20_000; calls++) {
+  await whileSwapping(fixture.root, out, async (running) => {
+    for (let calls = 0; running() && calls < 20_000; calls++) {
       const name = calls % 2 ? "f.txt" : `new-${calls}.txt`;
       const result = await session.call({
         id: "w",
@@ -314,13 +297,7 @@ Deno.test("fs.write_text never writes outside the root while a folder and a syml
       if (result.ok) seen.written++;
       else seen.refused++;
     }
-  } finally {
-    clearTimeout(kill);
-    stop();
-    await status;
-  }
-  const { code } = await status;
-  assert.ok(code === 0 || code === 137, await stderr);
+  });
   console.log(`write race: ${JSON.stringify(seen)}`);
   const outside = [...Deno.readDirSync(out)].map((entry) => entry.name);
   assert.deepEqual(outside, ["f.txt"], `written outside the root: ${outside.join(", ")}`);
