@@ -142,6 +142,24 @@ Deno.test("syn tools run works as a subprocess and writes its trace", {
   assert.equal(events[1].data.outcome, "SUCCESS");
 });
 
+Deno.test("syn tools run --trace into a folder that does not exist is refused before the call", async () => {
+  await using fixture = await sandboxFixture();
+  const result = await runSyn([
+    "tools",
+    "run",
+    "fs.write_text",
+    "--root",
+    "root",
+    "--args",
+    '{"path":"never.txt","text":"x"}',
+    "--trace",
+    "missing/trace.jsonl",
+  ], { cwd: fixture.base });
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /--trace: no such folder: .*missing/);
+  await assert.rejects(Deno.stat(join(fixture.root, "never.txt")), Deno.errors.NotFound);
+});
+
 Deno.test("syn tools run shell.exec says once on stderr when bubblewrap is absent", async () => {
   await using fixture = await sandboxFixture();
   const empty = await Deno.makeTempDir({ prefix: "syn-no-bwrap-" });

@@ -1,5 +1,12 @@
-import { resolve } from "node:path";
-import { appendJsonl, parseJson, SynError, UsageError } from "../core/mod.ts";
+import { dirname, resolve } from "node:path";
+import {
+  appendJsonl,
+  errorMessage,
+  neutralizeTerminalText,
+  parseJson,
+  SynError,
+  UsageError,
+} from "../core/mod.ts";
 import {
   baselineRegistry,
   DEFAULT_SHELL_ALLOW,
@@ -151,10 +158,13 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
   }
   const options = toolSessionOptions({ ...values, allowHosts: values["allow-host"] }, io);
   const callArgs = await readCallArgs(io, values.args, values["args-file"]);
-  const traceFile = values.trace ? resolve(io.cwd, values.trace) : undefined;
+  const traceFile = values.trace ? await traceTarget(io, values.trace) : undefined;
+  let traceError: unknown;
   const session = await openToolSession({
     ...options,
-    trace: traceFile ? (event) => appendJsonl(traceFile, event) : undefined,
+    trace: traceFile
+      ? (event) => appendJsonl(traceFile, event).catch((error) => void (traceError ??= error))
+      : undefined,
   });
   if (positionals[0] === "shell.exec" && !values["no-bubblewrap"] && !session.bubblewrap) {
     await noticeNoBubblewrap(io);
@@ -166,7 +176,25 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
     session.close();
   }
   await io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  if (traceError !== undefined) {
+    const where = neutralizeTerminalText(values.trace ?? "");
+    await io.stderr(
+      `syn tools: the trace was not written to ${where}: ${errorMessage(traceError)}\n`,
+    );
+    return EXIT.failure;
+  }
   return result.ok ? EXIT.ok : EXIT.failure;
+}
+
+/** `--trace FILE`: its folder must exist (a trace that silently went nowhere helps no one). */
+async function traceTarget(io: CliIo, given: string): Promise<string> {
+  const file = resolve(io.cwd, given);
+  const folder = dirname(file);
+  const info = await Deno.stat(folder).catch(() => undefined);
+  if (!info?.isDirectory) {
+    throw new UsageError(`--trace: no such folder: ${neutralizeTerminalText(folder)}`);
+  }
+  return file;
 }
 
 let bubblewrapNoticed = false;
