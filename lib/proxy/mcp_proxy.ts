@@ -21,8 +21,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { errorMessage, secretsFromEnv, VERSION } from "../core/mod.ts";
-import { openEventStore, SynthesizedRegistry } from "../synthesize/mod.ts";
-import { EventRecorder } from "./event_recorder.ts";
+import { openEventStore, SynthesizedRegistry, ToolCallRecorder } from "../synthesize/mod.ts";
 import { connectUpstream, listAllTools, upstreamSecrets, type UpstreamTarget } from "./upstream.ts";
 import { offerComposites } from "./upstream_composites.ts";
 import { serveToolCall } from "./_tool_call.ts";
@@ -65,7 +64,10 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<void> {
   try {
     await using store = await openEventStore(options.stateDir, options.env);
     const secrets = [...upstreamSecrets(options.upstream), ...secretsFromEnv(options.env)];
-    const recorder = new EventRecorder(store, { secrets, report: options.report });
+    const recorder = new ToolCallRecorder(store, {
+      secrets,
+      onError: (line) => options.report(`recording: ${line}`),
+    });
     const state: ProxyState = {
       upstream,
       recorder,
@@ -80,7 +82,7 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<void> {
     const closed = new Promise<void>((resolve) => server!.onclose = resolve);
     await server.connect(options.transport ?? new StdioServerTransport());
     await closed;
-    await recorder.flush();
+    await recorder.close();
   } finally {
     await upstream.close().catch(() => {});
   }

@@ -41,17 +41,5 @@ export {
   type OfferedComposite,
   upstreamStepExecutor,
 } from "./upstream_composites.ts";
-export {
-  capSummary,
-  MAX_SUMMARY_CHARS,
-  stepOutput,
-  summarizeCallResult,
-  summarizeOutput,
-} from "./call_result.ts";
-export {
-  EventRecorder,
-  type EventRecorderOptions,
-  MAX_PENDING_EVENTS,
-  type RecordedCall,
-} from "./event_recorder.ts";
+export { recordedOutput, stepOutput, summarizeOutput } from "./call_result.ts";
 export { openUpstreamValidation, type UpstreamValidation } from "./upstream_validation.ts";
