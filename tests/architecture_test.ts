@@ -20,7 +20,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   chat: ["core", "schema", "patch", "rpc", "llm", "tools", "mcp"],
   synthesize: ["core", "schema", "patch", "llm", "tools", "chat"],
   preview: ["core", "schema"],
-  proxy: ["core", "tools", "synthesize"],
+  proxy: ["core", "tools", "mcp", "synthesize"],
   cli: [
     "core",
     "schema",

@@ -20,9 +20,12 @@
  */
 export {
   MAX_CALLS_IN_FLIGHT,
+  type McpProxy,
   type McpProxyOptions,
+  openMcpProxy,
   refreshComposites,
   runMcpProxy,
+  serveMcpProxyHttp,
 } from "./mcp_proxy.ts";
 export {
   connectUpstream,
