@@ -14,7 +14,7 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { openEventStore, type StoredToolEvent } from "../lib/synthesize/mod.ts";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
-import { SELF_COMMAND } from "./fakes/cli_io.ts";
+import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
 import { connectHttpClient, spawnHttpServer } from "./fakes/mcp_http_child.ts";
 
 const FAKE = new URL("./fakes/fake_mcp_records.ts", import.meta.url).pathname;
@@ -200,6 +200,30 @@ Deno.test({
       ]
     ) {
       assert.ok(!text.includes(upstreamToken), `the header value is in ${where}`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-proxy --http refuses, before serving and with a reason, what cannot work (exit 2)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_proxy_http_refused_" });
+  try {
+    const cases: [string[], RegExp][] = [
+      [["--http", "0.0.0.0:0", "--no-auth", "--", "true"], /--no-auth is refused on 0\.0\.0\.0/],
+      [["--no-auth", "--", "true"], /--no-auth needs --http/],
+      [
+        ["--http", "127.0.0.1:0", "--", `${dir}/no-such-server`],
+        /could not serve through .*no-such-server/,
+      ],
+    ];
+    for (const [args, expected] of cases) {
+      const run = await runSyn(["mcp-proxy", "--state-dir", `${dir}/state`, ...args], {
+        cwd: dir,
+      });
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, expected);
+      assert.doesNotMatch(run.stderr, /mcp:ready/);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

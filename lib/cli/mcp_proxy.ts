@@ -120,8 +120,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const http = resolveHttpTarget(values, io.env);
   // Header values are secrets: masked in every line, whatever reports it.
   const secrets = upstreamSecrets(upstream);
-  const report = (line: string) =>
-    void io.stderr(`mcp-proxy: ${neutralizeTerminalText(redactText(line, secrets))}\n`);
+  const write = (line: string) =>
+    io.stderr(`mcp-proxy: ${neutralizeTerminalText(redactText(line, secrets))}\n`);
+  const report = (line: string) => void write(line);
   const options: McpProxyOptions = {
     upstream: upstream.kind === "stdio"
       ? { ...upstream, cwd: io.cwd, env: io.environment?.() }
@@ -136,7 +137,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await runMcpProxy(options);
   } catch (error) {
     if (error instanceof UsageError || error instanceof SynError) throw error;
-    report(`could not serve through ${describeUpstream(upstream)}: ${(error as Error).message}`);
+    await write(
+      `could not serve through ${describeUpstream(upstream)}: ${(error as Error).message}`,
+    );
     return EXIT.usage;
   }
   return EXIT.ok;
