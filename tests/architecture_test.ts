@@ -21,7 +21,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   chat: ["core", "llm", "tools"],
   synthesize: ["core", "schema", "llm", "tools"],
   preview: ["core", "schema"],
-  proxy: ["core", "tools", "synthesize"],
+  proxy: ["core", "tools", "mcp", "synthesize"],
   cli: [
     "core",
     "schema",

@@ -1,7 +1,8 @@
 /** Where `syn mcp-serve` listens: flags over the environment, read like the client reads it. */
 import assert from "node:assert/strict";
 import { UsageError } from "../lib/core/mod.ts";
-import { resolveHttpTarget, resolveServeTarget } from "../lib/cli/mcp_serve.ts";
+import { resolveServeTarget } from "../lib/cli/mcp_serve.ts";
+import { resolveHttpTarget } from "../lib/cli/_http_serving.ts";
 
 const envOf = (values: Record<string, string>) => (name: string) => values[name];
 

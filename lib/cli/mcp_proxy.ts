@@ -1,6 +1,21 @@
-import { neutralizeTerminalText, UsageError } from "../core/mod.ts";
-import { describeUpstream, runMcpProxy, upstreamTargetOf } from "../proxy/mod.ts";
+import { neutralizeTerminalText, redactText, SynError, UsageError } from "../core/mod.ts";
+import {
+  describeUpstream,
+  type McpProxyOptions,
+  openMcpProxy,
+  runMcpProxy,
+  serveMcpProxyHttp,
+  upstreamSecrets,
+  upstreamTargetOf,
+} from "../proxy/mod.ts";
 import { parseCommandArgs } from "./args.ts";
+import {
+  HTTP_FLAGS,
+  type HttpServeTarget,
+  resolveHttpTarget,
+  startHttpServing,
+  stopSignal,
+} from "./_http_serving.ts";
 import { stateDirectory } from "./_state_directory.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -8,22 +23,33 @@ export const help =
   `syn mcp-proxy — record any MCP server's tool calls, and serve composites over its tools
 
 Usage:
-  syn mcp-proxy [--state-dir DIR] [--allow-writes] -- <command> [args…]
-  syn mcp-proxy [--state-dir DIR] [--allow-writes] --upstream-url URL
-                [--upstream-header 'Name: value']...
+  syn mcp-proxy [--state-dir DIR] [--allow-writes] [--http HOST:PORT [options]]
+                -- <command> [args…]
+  syn mcp-proxy [--state-dir DIR] [--allow-writes] [--http HOST:PORT [options]]
+                --upstream-url URL [--upstream-header 'Name: value']...
 
 Put syn mcp-proxy where your MCP client starts a server, with that server after '--'. The
 client sees the same server: its tools, resources, prompts and capabilities, unchanged
 (progress and cancellation of tool calls, and list-changed notifications, pass through).
 The proxy speaks MCP on stdin/stdout; its own messages go to stderr.
 
+With --http, it serves MCP over Streamable HTTP on http://HOST:PORT/mcp instead, as
+'syn mcp-serve --http' does, for clients that connect by URL: every request must carry
+'Authorization: Bearer <token>', the token SYN_SERVER_TOKEN (shown as
+token=env:SYN_SERVER_TOKEN) or one generated at start and printed on the ready line
+("mcp-proxy: mcp:ready mode=http url=… token=…"). Each MCP session gets its own
+connection to the upstream (a command is started per session), closed with the session;
+its calls are recorded under its MCP session id. Up to 64 sessions at once, closed after
+10 minutes without a request. SIGINT/SIGTERM finish calls in flight, then exit 0.
+
 What it adds:
   recording   every tools/call becomes a tool event in the state folder's event store:
               tool, arguments (secrets masked), output summary (structured content as
               JSON, else the text; capped at 4096 characters), outcome (SUCCESS, FAILURE
               for isError or a JSON-RPC error, TIMEOUT), latency, and the session (one per
-              proxy run on stdio). 'syn synthesize' mines them as they are: no ingest step.
-              A store that fails never fails a call: it is reported once on stderr.
+              proxy run on stdio, the MCP session id with --http). 'syn synthesize' mines
+              them as they are: no ingest step. A store that fails never fails a call: it
+              is reported once on stderr.
   composites  the PROMOTED composites whose steps are all tools this server lists are
               offered as extra tools, composite.<tool_id>, with the composite's parameters;
               each step runs as a call to this server (the composite plan: waves, the
@@ -41,6 +67,11 @@ Options:
   --upstream-url URL       an upstream on Streamable HTTP instead of a command
   --upstream-header 'N: v' a header sent to it (repeatable), e.g. its Authorization; values
                            are masked wherever calls are recorded and never printed
+  --http HOST:PORT         serve MCP over Streamable HTTP on /mcp (port 0 picks a free port)
+  --allow-host NAME        with --http: also answer to this Host name, e.g. a reverse proxy's
+                           (repeatable; loopback names and the bound address always work)
+  --no-auth                with --http on a loopback address only: no token (web pages are
+                           still refused by the Host and Origin checks); refused elsewhere
   -h, --help               show this help
 
 Roots: a client that declares the roots capability keeps it: the server asks for roots
@@ -59,8 +90,10 @@ Examples:
   syn mcp-proxy -- node ./node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ~/notes
   syn mcp-proxy --state-dir ~/.syn --upstream-url https://mcp.example.com/mcp \\
                 --upstream-header 'Authorization: Bearer $TOKEN'
+  syn mcp-proxy --http 127.0.0.1:8767 -- node ./server.js ~/notes
 
-Exit codes: 0 the client disconnected, 2 bad usage or the upstream could not be started.
+Exit codes: 0 the client disconnected (with --http: stopped by a signal), 2 bad usage or
+the upstream could not be started.
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -74,6 +107,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       "allow-writes": { type: "boolean" },
       "upstream-url": { type: "string" },
       "upstream-header": { type: "string", multiple: true },
+      ...HTTP_FLAGS,
     },
   );
   if (values.help) return await io.stdout(help), EXIT.ok;
@@ -83,23 +117,52 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     );
   }
   const upstream = upstreamTargetOf(values, command);
-  const report = (line: string) => io.stderr(`mcp-proxy: ${neutralizeTerminalText(line)}\n`);
+  const http = resolveHttpTarget(values, io.env);
+  // Header values are secrets: masked in every line, whatever reports it.
+  const secrets = upstreamSecrets(upstream);
+  const write = (line: string) =>
+    io.stderr(`mcp-proxy: ${neutralizeTerminalText(redactText(line, secrets))}\n`);
+  const report = (line: string) => void write(line);
+  const options: McpProxyOptions = {
+    upstream: upstream.kind === "stdio"
+      ? { ...upstream, cwd: io.cwd, env: io.environment?.() }
+      : upstream,
+    stateDir: stateDirectory(io, values["state-dir"]),
+    allowWrites: values["allow-writes"] ?? false,
+    env: io.env,
+    report,
+  };
   try {
-    await runMcpProxy({
-      upstream: upstream.kind === "stdio"
-        ? { ...upstream, cwd: io.cwd, env: io.environment?.() }
-        : upstream,
-      stateDir: stateDirectory(io, values["state-dir"]),
-      allowWrites: values["allow-writes"] ?? false,
-      env: io.env,
-      report: (line) => void report(line),
-    });
+    if (http) return await serveHttp(options, http, report);
+    await runMcpProxy(options);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-    await report(
+    if (error instanceof UsageError || error instanceof SynError) throw error;
+    await write(
       `could not serve through ${describeUpstream(upstream)}: ${(error as Error).message}`,
     );
     return EXIT.usage;
   }
+  return EXIT.ok;
+}
+
+/** `--http`: serves until SIGINT or SIGTERM, then lets calls in flight finish. */
+async function serveHttp(
+  options: McpProxyOptions,
+  target: HttpServeTarget,
+  report: (line: string) => void,
+): Promise<number> {
+  await using proxy = await openMcpProxy(options);
+  // An upstream that cannot be reached is bad usage now, not an error in a client's session.
+  await proxy.checkUpstream();
+  using stop = stopSignal();
+  const server = await startHttpServing(
+    target,
+    (httpOptions) => serveMcpProxyHttp(proxy, httpOptions),
+    report,
+  );
+  report(`mcp:ready ${server.ready.line}`);
+  await Promise.race([server.finished, stop.requested]);
+  await server.shutdown();
+  report("mcp:shutdown mode=http");
   return EXIT.ok;
 }

@@ -1,16 +1,12 @@
 import {
   errorMessage,
-  isLoopbackHostname,
-  newServerToken,
   redactText,
   secretsFromEnv,
-  SynError,
   UsageError,
   utf8ByteLength,
 } from "../core/mod.ts";
 import {
   createValidatorHandler,
-  type McpHttpServerOptions,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
   serveToolsHttp,
@@ -25,6 +21,15 @@ import { loadSchemaStore } from "../schema/mod.ts";
 import type { openToolsServing } from "./_mcp_serve_tools.ts";
 import { type SandboxFlagValues, TOOLS_FLAGS } from "./_tool_session_options.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
+import {
+  HTTP_FLAGS,
+  type HttpServeTarget,
+  parseHostPort,
+  type ReadyLines,
+  resolveHttpTarget,
+  startHttpServing,
+  stopSignal,
+} from "./_http_serving.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help =
@@ -164,62 +169,6 @@ export function resolveServeTarget(
   };
 }
 
-function parseHostPort(value: string, flag = "tcp"): { hostname: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  if (!match) throw new UsageError(`--${flag} takes HOST:PORT: ${value}`);
-  const hostname = match[1] ?? (match[2] || "127.0.0.1");
-  const port = numberFlag(flag, match[3], { integer: true, min: 0, max: 65535 })!;
-  return { hostname, port };
-}
-
-/** MCP over Streamable HTTP, before any socket is opened. */
-export interface HttpServeTarget {
-  hostname: string;
-  port: number;
-  /** `undefined` only with `--no-auth` on a loopback address. */
-  token: string | undefined;
-  /** Whether the token came from `SYN_SERVER_TOKEN` (then it is never printed). */
-  tokenFromEnv: boolean;
-  allowHosts: string[];
-}
-
-/**
- * `--http HOST:PORT` with its token: `SYN_SERVER_TOKEN`, or a fresh one. `--no-auth` drops
- * the token only on a loopback address: anywhere else every peer on the network could call.
- */
-export function resolveHttpTarget(
-  flags: { http?: string; "allow-host"?: string[]; "no-auth"?: boolean },
-  env: (name: string) => string | undefined,
-  newToken: () => string = newServerToken,
-): HttpServeTarget | undefined {
-  const allowHosts = flags["allow-host"] ?? [];
-  if (flags.http === undefined) {
-    if (flags["no-auth"] || allowHosts.length > 0) {
-      throw new UsageError(`${flags["no-auth"] ? "--no-auth" : "--allow-host"} needs --http`);
-    }
-    return undefined;
-  }
-  const { hostname, port } = parseHostPort(flags.http, "http");
-  const ipv6 = /^\[?[0-9a-f:.]*:[0-9a-f:.]*\]?$/i;
-  if (allowHosts.some((name) => !/^[^\s/:@[\]]+$/.test(name) && !ipv6.test(name))) {
-    throw new UsageError("--allow-host takes a host name without port or scheme");
-  }
-  if (flags["no-auth"]) {
-    if (!isLoopbackHostname(hostname)) {
-      throw new UsageError(
-        `--no-auth is refused on ${hostname}: it is not a loopback address, ` +
-          "so a token is required (set SYN_SERVER_TOKEN or let one be generated)",
-      );
-    }
-    return { hostname, port, token: undefined, tokenFromEnv: false, allowHosts };
-  }
-  const fromEnv = env("SYN_SERVER_TOKEN")?.trim();
-  if (fromEnv && !/^[\x21-\x7e]{16,}$/.test(fromEnv)) {
-    throw new UsageError("SYN_SERVER_TOKEN must be 16 or more printable characters, no spaces");
-  }
-  return { hostname, port, token: fromEnv || newToken(), tokenFromEnv: !!fromEnv, allowHosts };
-}
-
 const DEFAULT_READY_FILE = "/tmp/mcp.ready";
 
 export function run(args: string[], io: CliIo): Promise<number> {
@@ -242,9 +191,7 @@ export async function runMcpServe(
     stdio: { type: "boolean" },
     tcp: { type: "string" },
     socket: { type: "string" },
-    http: { type: "string" },
-    "allow-host": { type: "string", multiple: true },
-    "no-auth": { type: "boolean" },
+    ...HTTP_FLAGS,
     tools: { type: "boolean" },
     ...TOOLS_FLAGS,
   });
@@ -281,7 +228,9 @@ export async function runMcpServe(
   try {
     if (target) servers.push(await startNdjson(target, service, io, log));
     if (http) {
-      servers.push(await startHttp(http, (options) => serveValidatorHttp(service, options), log));
+      servers.push(
+        await startHttpServing(http, (options) => serveValidatorHttp(service, options), log),
+      );
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.shutdown()));
@@ -292,8 +241,7 @@ export async function runMcpServe(
 
 /** A running server of either kind, as the process model sees it. */
 type Served = (RunningValidatorServer | RunningMcpHttpServer) & {
-  /** What follows `mcp:ready` on stderr, and the ready file's extra line (or ""). */
-  ready: { line: string; file: string };
+  ready: ReadyLines;
 };
 
 /**
@@ -324,7 +272,11 @@ async function runToolsServe(
     }
     if (http) {
       servers.push(
-        await startHttp(http, (options) => serveToolsHttp({ ...tools.options, ...options }), log),
+        await startHttpServing(
+          http,
+          (options) => serveToolsHttp({ ...tools.options, ...options }),
+          log,
+        ),
       );
     }
   } catch (error) {
@@ -368,38 +320,6 @@ async function startNdjson(
   return Object.assign(server, { ready: { line: `mode=${server.mode}${address}`, file: "" } });
 }
 
-async function startHttp(
-  target: HttpServeTarget,
-  serve: (options: McpHttpServerOptions) => Promise<RunningMcpHttpServer>,
-  log: (line: string) => void,
-): Promise<Served> {
-  let server: RunningMcpHttpServer;
-  try {
-    const { hostname, port, token, allowHosts } = target;
-    server = await serve({ hostname, port, token, allowHosts, log });
-  } catch (error) {
-    throw new SynError(
-      "listen_failed",
-      `Cannot listen on ${target.hostname}:${target.port}: ${errorMessage(error)}`,
-    );
-  }
-  if (target.token === undefined) {
-    log(
-      `mcp:warn no-auth: any program on this machine may call ${server.url} without a token ` +
-        "(the Host and Origin checks still refuse web pages and rebound names)",
-    );
-  }
-  // A token the operator set is theirs already: it stays out of logs.
-  const shown = target.tokenFromEnv ? "env:SYN_SERVER_TOKEN" : target.token;
-  const token = (value: string | undefined) => value === undefined ? "" : ` token=${value}`;
-  return Object.assign(server, {
-    ready: {
-      line: `mode=http url=${server.url}${token(shown)}`,
-      file: `http url=${server.url}${token(target.token)}\n`,
-    },
-  });
-}
-
 /** The process model (MCP spec §3, §10): ready file and line, signals, clean exit. */
 async function runUntilStopped(
   servers: Served[],
@@ -414,10 +334,7 @@ async function runUntilStopped(
   const readyLine = `${Deno.pid} ${new Date().toISOString()}\n${extra}`;
   const mode = servers.some((server) => server.mode === "http") ? 0o600 : 0o644;
   let readyFile: string | undefined;
-  const stopRequested = Promise.withResolvers<void>();
-  const stop = () => stopRequested.resolve();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  using stop = stopSignal();
   const shutdownAll = () => Promise.all(servers.map((server) => server.shutdown()));
   try {
     readyFile = claimReadyFile(explicit || DEFAULT_READY_FILE, readyLine, {
@@ -432,7 +349,7 @@ async function runUntilStopped(
     const broken = compile().then(() => new Promise<never>(() => {}), (error: unknown) => error);
     const fatal = await Promise.race([
       ...servers.map((server) => server.finished.then(() => undefined)),
-      stopRequested.promise,
+      stop.requested,
       broken,
     ]);
     await shutdownAll();
@@ -443,7 +360,6 @@ async function runUntilStopped(
     for (const server of servers) log(`mcp:shutdown mode=${server.mode}`);
     return EXIT.ok;
   } finally {
-    for (const signal of signals) Deno.removeSignalListener(signal, stop);
     if (readyFile) await removeIfOurs(readyFile, readyLine);
   }
 }

@@ -1,11 +1,11 @@
 import type { Client, Tool } from "@modelcontextprotocol/client";
-import type { EventRecorder } from "./event_recorder.ts";
+import type { ToolCallRecorder } from "../synthesize/mod.ts";
 import type { OfferedComposite } from "./upstream_composites.ts";
 
 /** What the proxy holds while it serves. */
 export interface ProxyState {
   upstream: Client;
-  recorder: EventRecorder;
+  recorder: ToolCallRecorder;
   composites: Map<string, OfferedComposite>;
   upstreamTools: Tool[];
   sessionId: string;

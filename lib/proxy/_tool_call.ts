@@ -1,7 +1,8 @@
 import type { CallToolRequest, CallToolResult, ServerContext } from "@modelcontextprotocol/server";
 import type { Client } from "@modelcontextprotocol/client";
 import { errorMessage } from "../core/mod.ts";
-import { errorOutcome, resultOutcome, summarizeCallResult } from "./call_result.ts";
+import type { RecordedCall } from "../synthesize/mod.ts";
+import { errorOutcome, recordedOutput, resultOutcome } from "./call_result.ts";
 import type { ProxyState } from "./_proxy_state.ts";
 import { callComposite } from "./upstream_composites.ts";
 
@@ -21,11 +22,11 @@ export async function serveToolCall(
   state.inFlight.count++;
   const started = state.now();
   const args = params.arguments ?? {};
-  const record = (outcome: ReturnType<typeof errorOutcome>, summary: string) =>
+  const record = (outcome: RecordedCall["outcome"], output: RecordedCall["output"]) =>
     state.recorder.record({
       tool: params.name,
       args,
-      summary,
+      output,
       outcome,
       latencyMs: state.now() - started,
       startedMs: started,
@@ -39,10 +40,10 @@ export async function serveToolCall(
         deadlineMs: COMPOSITE_DEADLINE_MS,
       })
       : await forwardCall(state.upstream, params, ctx);
-    record(resultOutcome(result), summarizeCallResult(result));
+    record(resultOutcome(result), recordedOutput(result));
     return result;
   } catch (error) {
-    record(errorOutcome(error), `error: ${errorMessage(error)}`);
+    record(errorOutcome(error), { text: `error: ${errorMessage(error)}` });
     throw error;
   } finally {
     state.inFlight.count--;

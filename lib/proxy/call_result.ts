@@ -1,20 +1,13 @@
 /**
- * What a `tools/call` result becomes in syn: the output summary a tool event records
- * (structured content as JSON, else the text content; capped) and the value a composite's
- * next step is wired from (the structured content, else the text). Both read the same
- * parts of the result, so wires found in recordings hold when the composite runs.
+ * What a `tools/call` result becomes in syn: the output a tool event records (structured
+ * content as JSON, else the text content; capped by the recorder) and the value a
+ * composite's next step is wired from (the structured content, else the text). Both read
+ * the same parts of the result, so wires found in recordings hold when the composite runs.
  */
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { isRecord } from "../core/mod.ts";
-import type { ToolOutcome, ToolResult } from "../tools/mod.ts";
-
-/** Longest output summary recorded, in characters (a peer's output can be any size). */
-export const MAX_SUMMARY_CHARS = 4096;
-
-/** `text` cut to `MAX_SUMMARY_CHARS`, marked with an ellipsis when cut. */
-export function capSummary(text: string): string {
-  return text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS)}…` : text;
-}
+import type { RecordedCall } from "../synthesize/mod.ts";
+import { capSummary, type ToolOutcome, type ToolResult } from "../tools/mod.ts";
 
 /** The text of a result's content: text parts joined by newlines, other parts named. */
 function contentText(result: CallToolResult): string {
@@ -33,14 +26,18 @@ export function stepOutput(result: CallToolResult): unknown {
     : contentText(result);
 }
 
-/** A step output (or any value) as a summary: text as it is, anything else as JSON; capped. */
+/**
+ * A step output (or any value) as a summary: text as it is, anything else as JSON; capped
+ * as the recorder caps what it records, so executed and recorded outputs compare alike.
+ */
 export function summarizeOutput(output: unknown): string {
   return capSummary(typeof output === "string" ? output : JSON.stringify(output) ?? "null");
 }
 
-/** The output summary of a call result. */
-export function summarizeCallResult(result: CallToolResult): string {
-  return summarizeOutput(stepOutput(result));
+/** What the recorder keeps of a call result: its step output, as text or as JSON. */
+export function recordedOutput(result: CallToolResult): RecordedCall["output"] {
+  const output = stepOutput(result);
+  return typeof output === "string" ? { text: output } : { structured: output };
 }
 
 /** `FAILURE` for a result with `isError`, else `SUCCESS`. */

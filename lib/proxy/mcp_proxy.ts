@@ -21,8 +21,13 @@ import {
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { errorMessage, secretsFromEnv, VERSION } from "../core/mod.ts";
-import { openEventStore, SynthesizedRegistry } from "../synthesize/mod.ts";
-import { EventRecorder } from "./event_recorder.ts";
+import type { Client } from "@modelcontextprotocol/client";
+import {
+  type McpHttpServerOptions,
+  type RunningMcpHttpServer,
+  startMcpHttpServer,
+} from "../mcp/mod.ts";
+import { openEventStore, SynthesizedRegistry, ToolCallRecorder } from "../synthesize/mod.ts";
 import { connectUpstream, listAllTools, upstreamSecrets, type UpstreamTarget } from "./upstream.ts";
 import { offerComposites } from "./upstream_composites.ts";
 import { serveToolCall } from "./_tool_call.ts";
@@ -38,18 +43,62 @@ export interface McpProxyOptions {
   env: (name: string) => string | undefined;
   /** A line for the operator (stderr): never the client's stream. */
   report: (line: string) => void;
-  /** The client side; standard input and output by default. */
-  transport?: Transport;
-  /** The recorded session id when the transport has none (default: one per proxy run). */
-  sessionId?: string;
   now?: () => number;
 }
 
 /** Most tool calls the client may have in flight at once through the proxy. */
 export const MAX_CALLS_IN_FLIGHT = 64;
 
-/** Serves until the client goes away; then writes the last events and closes the upstream. */
-export async function runMcpProxy(options: McpProxyOptions): Promise<void> {
+/**
+ * An open proxy: the event store and the recorder, shared by every client session, and
+ * a way to serve one more. Disposing it closes what sessions are still open, writes the
+ * last events and closes the store.
+ */
+export interface McpProxy extends AsyncDisposable {
+  /**
+   * An MCP server for one client session, with an upstream connection of its own (the
+   * upstream's roots, subscriptions and log level are per session, and its requests and
+   * notifications must reach the right client). Closing the server closes that
+   * connection. `sessionId` is recorded for calls that carry no MCP session id.
+   */
+  openSession(sessionId?: string): Promise<Server>;
+  /** Connects to the upstream once and lets go: throws when it cannot be reached. */
+  checkUpstream(): Promise<void>;
+}
+
+/** Opens the event store and the recorder; sessions are opened later, one per client. */
+export async function openMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
+  const store = await openEventStore(options.stateDir, options.env);
+  const secrets = [...upstreamSecrets(options.upstream), ...secretsFromEnv(options.env)];
+  const recorder = new ToolCallRecorder(store, {
+    secrets,
+    onError: (line) => options.report(`recording: ${line}`),
+  });
+  const upstreams = new Set<Client>();
+  const said = new Set<string>();
+  // Each session reads the composites: a reason one is left out is told once, not per session.
+  const reportOnce = (line: string) => said.has(line) || (said.add(line), options.report(line));
+  const openSession = (sessionId?: string) =>
+    openProxySession({ ...options, report: reportOnce }, recorder, upstreams, sessionId);
+  return {
+    openSession,
+    async checkUpstream() {
+      await (await openSession()).close();
+    },
+    async [Symbol.asyncDispose]() {
+      await Promise.all([...upstreams].map((upstream) => upstream.close().catch(() => {})));
+      await recorder.close();
+      await store.close();
+    },
+  };
+}
+
+async function openProxySession(
+  options: McpProxyOptions,
+  recorder: ToolCallRecorder,
+  upstreams: Set<Client>,
+  sessionId: string = crypto.randomUUID(),
+): Promise<Server> {
   let server: Server | undefined;
   const upstream = await connectUpstream(options.upstream, {
     capabilities: { roots: { listChanged: true } },
@@ -62,28 +111,63 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<void> {
             : { roots: [] },
       ),
   });
+  upstreams.add(upstream);
+  const closeUpstream = () => {
+    if (upstreams.delete(upstream)) void upstream.close().catch(() => {});
+  };
   try {
-    await using store = await openEventStore(options.stateDir, options.env);
-    const secrets = [...upstreamSecrets(options.upstream), ...secretsFromEnv(options.env)];
-    const recorder = new EventRecorder(store, { secrets, report: options.report });
     const state: ProxyState = {
       upstream,
       recorder,
       composites: new Map(),
       upstreamTools: [],
-      sessionId: options.sessionId ?? crypto.randomUUID(),
+      sessionId,
       now: options.now ?? Date.now,
       inFlight: { count: 0 },
     };
     await refreshComposites(state, options);
-    server = proxyServer(state, options);
-    const closed = new Promise<void>((resolve) => server!.onclose = resolve);
-    await server.connect(options.transport ?? new StdioServerTransport());
-    await closed;
-    await recorder.flush();
-  } finally {
-    await upstream.close().catch(() => {});
+    const sessionServer = proxyServer(state, options);
+    sessionServer.releaseUpstream = closeUpstream;
+    sessionServer.onclose = closeUpstream;
+    return server = sessionServer;
+  } catch (error) {
+    closeUpstream();
+    throw error;
   }
+}
+
+/**
+ * Serves one client on `transport` (standard input and output by default) until it goes
+ * away; then writes the last events and closes the upstream. Calls are recorded under
+ * `sessionId` (default: one per run).
+ */
+export async function runMcpProxy(
+  options: McpProxyOptions & { transport?: Transport; sessionId?: string },
+): Promise<void> {
+  await using proxy = await openMcpProxy(options);
+  const server = await proxy.openSession(options.sessionId);
+  const closed = new Promise<void>((resolve) => {
+    const closeUpstream = server.onclose;
+    server.onclose = () => {
+      closeUpstream?.();
+      resolve();
+    };
+  });
+  await server.connect(options.transport ?? new StdioServerTransport());
+  await closed;
+}
+
+/**
+ * Serves the proxy over Streamable HTTP behind the edge (Host, Origin, bearer token), as
+ * `syn mcp-serve --http` serves its tools: one MCP server instance and upstream connection
+ * per MCP session (per request for the stateless 2026-era protocol); a call is recorded
+ * under its MCP session id.
+ */
+export function serveMcpProxyHttp(
+  proxy: McpProxy,
+  options: McpHttpServerOptions,
+): Promise<RunningMcpHttpServer> {
+  return startMcpHttpServer(() => proxy.openSession(), options);
 }
 
 /** Reads the upstream's tools and the promoted composites again (at start, on list change). */
@@ -100,11 +184,30 @@ export async function refreshComposites(
   }
 }
 
-function proxyServer(state: ProxyState, options: McpProxyOptions): Server {
+/**
+ * A session's server: lets go of its upstream connection when closed — also when it was
+ * never connected, where the SDK's `close` does not call `onclose`.
+ */
+class SessionServer extends Server {
+  releaseUpstream: () => void = () => {};
+
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      this.releaseUpstream();
+    }
+  }
+}
+
+function proxyServer(state: ProxyState, options: McpProxyOptions): SessionServer {
   const upstream = state.upstream;
   const capabilities = upstream.getServerCapabilities() ?? {};
   const info = upstream.getServerVersion() ?? { name: "syn-mcp-proxy", version: VERSION };
-  const server = new Server(info, { capabilities, instructions: upstream.getInstructions() });
+  const server = new SessionServer(info, {
+    capabilities,
+    instructions: upstream.getInstructions(),
+  });
   if (capabilities.tools) {
     server.setRequestHandler("tools/list", async (request, ctx) => {
       const result = await upstream.listTools(request.params, { signal: ctx.mcpReq.signal });

@@ -20,9 +20,12 @@
  */
 export {
   MAX_CALLS_IN_FLIGHT,
+  type McpProxy,
   type McpProxyOptions,
+  openMcpProxy,
   refreshComposites,
   runMcpProxy,
+  serveMcpProxyHttp,
 } from "./mcp_proxy.ts";
 export {
   connectUpstream,
@@ -41,17 +44,5 @@ export {
   type OfferedComposite,
   upstreamStepExecutor,
 } from "./upstream_composites.ts";
-export {
-  capSummary,
-  MAX_SUMMARY_CHARS,
-  stepOutput,
-  summarizeCallResult,
-  summarizeOutput,
-} from "./call_result.ts";
-export {
-  EventRecorder,
-  type EventRecorderOptions,
-  MAX_PENDING_EVENTS,
-  type RecordedCall,
-} from "./event_recorder.ts";
+export { recordedOutput, stepOutput, summarizeOutput } from "./call_result.ts";
 export { openUpstreamValidation, type UpstreamValidation } from "./upstream_validation.ts";

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { Tool } from "@modelcontextprotocol/client";
-import type { EventStore, SynthesizedTool } from "../synthesize/mod.ts";
+import type { SynthesizedTool } from "../synthesize/mod.ts";
 import { compositeAnnotations, offerComposites } from "./upstream_composites.ts";
-import { EventRecorder } from "./event_recorder.ts";
 
 const tool = (name: string, annotations: Tool["annotations"]): Tool => ({
   name,
@@ -67,44 +66,4 @@ Deno.test("compositeAnnotations() takes the most permissive of the steps' annota
     idempotentHint: false,
     openWorldHint: true,
   });
-});
-
-Deno.test("EventRecorder never fails a call for a broken store and reports each kind once", async () => {
-  let appends = 0;
-  const store = {
-    append: () => {
-      appends++;
-      return Promise.reject(
-        Object.assign(new Error("No space left on device"), { code: "ENOSPC" }),
-      );
-    },
-  } as unknown as EventStore;
-  const lines: string[] = [];
-  const recorder = new EventRecorder(store, {
-    secrets: ["hunter2-secret"],
-    report: (line) => lines.push(line),
-  });
-  const call = {
-    tool: "find",
-    args: { name: "a", api_key: "k", note: "hunter2-secret" },
-    summary: "x".repeat(10_000),
-    outcome: "SUCCESS" as const,
-    latencyMs: 3.4,
-    startedMs: 1_700_000_000_000,
-    sessionId: "s1",
-  };
-  recorder.record(call);
-  recorder.record(call);
-  await recorder.flush();
-  assert.equal(appends, 2);
-  assert.equal(lines.length, 1);
-  assert.match(lines[0], /ENOSPC.*No space left on device/);
-  const event = recorder.eventOf(call);
-  assert.deepEqual(event.input_params, {
-    name: "a",
-    api_key: "***redacted***",
-    note: "***redacted***",
-  });
-  assert.equal(event.output_summary!.length, 4097);
-  assert.equal(event.latency_ms, 3);
 });

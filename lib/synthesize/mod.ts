@@ -41,7 +41,7 @@ export {
 } from "./sqlite_event_store.ts";
 export { openEventStore } from "./open_event_store.ts";
 export {
-  OUTPUT_SUMMARY_CHARS,
+  MAX_PENDING_EVENTS,
   type RecordedCall,
   RECORDER_BATCH_SIZE,
   RECORDER_FLUSH_MS,

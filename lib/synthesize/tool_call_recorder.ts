@@ -1,21 +1,25 @@
 /**
  * Records tool calls as tool events in an event store, as they happen, for any server
- * that answers tool calls (`syn mcp-serve --tools`, a recording proxy): one event per call
- * with the tool, its arguments with secrets masked, a summary of its output, the outcome,
- * the latency and the session. Appends are batched; a store that fails (a full disk, a
- * database gone) never fails the call being answered: each kind of failure is reported
- * once through `onError`, and the events of a failed batch are dropped.
+ * that answers tool calls (`syn mcp-serve --tools`, `syn mcp-proxy`): one event per call
+ * with the tool, its arguments with secrets masked (the values given, and any field named
+ * like a key or token), a summary of its output, the outcome, the latency and the session.
+ *
+ * Off the call path: `record` never waits and never throws, so a call's answer never
+ * waits for the store, and a store that fails (a full disk, a database gone) never fails
+ * a call. Appends are batched; at most {@linkcode MAX_PENDING_EVENTS} events wait, more
+ * are dropped. Each kind of failure is reported once through `onError`, not once per call.
  */
 import { errorMessage, redactText, redactValue } from "../core/mod.ts";
+import { capSummary } from "../tools/mod.ts";
 import type { EventStore } from "./event_store.ts";
 import { toEventRecord, type ToolEvent, toolEventParser, type ToolOutcome } from "./tool_event.ts";
 
-/** A summary keeps this many characters of the output (as the chat traces do). */
-export const OUTPUT_SUMMARY_CHARS = 500;
 /** A batch is appended once it holds this many events… */
 export const RECORDER_BATCH_SIZE = 64;
 /** …or this long after its first event (ms). */
 export const RECORDER_FLUSH_MS = 50;
+/** Most events waiting for the store (queued or being written); more are dropped. */
+export const MAX_PENDING_EVENTS = 1000;
 
 /** One finished call, as the server saw it. */
 export interface RecordedCall {
@@ -25,7 +29,7 @@ export interface RecordedCall {
   args: Record<string, unknown>;
   /**
    * What the tool answered: `structured` (stored as its JSON) wins over `text`; both are
-   * cut at {@linkcode OUTPUT_SUMMARY_CHARS}. Neither: no summary.
+   * cut at `OUTPUT_SUMMARY_CHARS` (lib/tools/output_summary.ts). Neither: no summary.
    */
   output?: { structured?: unknown; text?: string };
   outcome: ToolOutcome;
@@ -38,7 +42,7 @@ export interface RecordedCall {
 
 /** Options of {@linkcode ToolCallRecorder}. */
 export interface ToolCallRecorderOptions {
-  /** Values masked in arguments and summaries (`secretsFromEnv`). */
+  /** Values masked in arguments and summaries (`secretsFromEnv`, upstream header values). */
   secrets?: readonly string[];
   /** The session of a call that names none (default: one id for the recorder's life). */
   sessionId?: () => string;
@@ -67,6 +71,8 @@ export class ToolCallRecorder implements AsyncDisposable {
   readonly #sessionId: () => string;
   readonly #reported = new Set<string>();
   #queue: ToolEvent[] = [];
+  /** Events queued or in a batch being written. */
+  #pending = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
@@ -81,8 +87,13 @@ export class ToolCallRecorder implements AsyncDisposable {
   /** Queues one call's event. Never throws; after `close` it is ignored. */
   record(call: RecordedCall): void {
     if (this.#closed) return;
+    if (this.#pending >= MAX_PENDING_EVENTS) {
+      this.#report("backlog", `more than ${MAX_PENDING_EVENTS} events wait for the store: dropped`);
+      return;
+    }
     try {
       this.#queue.push(this.#event(call));
+      this.#pending++;
     } catch (error) {
       this.#report("record_error", errorMessage(error));
       return;
@@ -103,7 +114,9 @@ export class ToolCallRecorder implements AsyncDisposable {
     const batch = this.#queue;
     this.#queue = [];
     if (batch.length > 0) {
-      this.#writing = this.#writing.then(() => this.#append(batch));
+      this.#writing = this.#writing.then(() => this.#append(batch)).finally(() => {
+        this.#pending -= batch.length;
+      });
     }
     return this.#writing;
   }
@@ -132,8 +145,9 @@ export class ToolCallRecorder implements AsyncDisposable {
       });
       if (valid.length > 0) await this.#store.append(valid);
     } catch (error) {
+      const kind = failureKind(error);
       this.#report(
-        "store_error",
+        `store_error${kind ? ` ${kind}` : ""}`,
         `${batch.length} tool events not recorded: ${errorMessage(error)}`,
       );
     }
@@ -155,16 +169,23 @@ export class ToolCallRecorder implements AsyncDisposable {
     };
   }
 
-  /** Once per kind: a full disk would otherwise print a line per call. */
+  /** Once per kind: a full disk would otherwise print a line per call. Secrets masked. */
   #report(kind: string, detail: string): void {
     if (this.#reported.has(kind)) return;
     this.#reported.add(kind);
+    const masked = redactText(detail, this.#options.secrets ?? []);
     try {
-      this.#options.onError?.(`${kind}: ${detail} (further ones are not reported)`);
+      this.#options.onError?.(`${kind}: ${masked} (further ones are not reported)`);
     } catch {
       // a broken logger must not fail the call either
     }
   }
+}
+
+/** A store error's code (`ENOSPC`, `SQLITE_FULL`), when it has a short one. */
+function failureKind(error: unknown): string | undefined {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && /^[\w-]{1,40}$/.test(code) ? code : undefined;
 }
 
 /** Masked before it is cut, so a secret at the cut cannot leave a readable prefix. */
@@ -173,8 +194,5 @@ function summary(output: RecordedCall["output"], secrets: readonly string[]): st
   if (output?.structured !== undefined) text = JSON.stringify(output.structured);
   else if (output?.text !== undefined) text = output.text;
   if (text === undefined) return null;
-  const masked = redactText(text, secrets);
-  return masked.length > OUTPUT_SUMMARY_CHARS
-    ? `${masked.slice(0, OUTPUT_SUMMARY_CHARS)}…`
-    : masked;
+  return capSummary(redactText(text, secrets));
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { EventStore } from "./event_store.ts";
-import { OUTPUT_SUMMARY_CHARS, RECORDER_BATCH_SIZE, ToolCallRecorder } from "./mod.ts";
+import { OUTPUT_SUMMARY_CHARS } from "../tools/mod.ts";
+import { MAX_PENDING_EVENTS, RECORDER_BATCH_SIZE, ToolCallRecorder } from "./mod.ts";
 import { openSqliteEventStore } from "./sqlite_event_store.ts";
 
 const SECRET = "sk-test-0123456789abcdef";
@@ -22,7 +23,11 @@ Deno.test("ToolCallRecorder stores one event per call, secrets masked, output su
     const recorder = new ToolCallRecorder(store, { secrets: [SECRET], flushMs: 10_000 });
     recorder.record({
       tool: "http.get",
-      args: { url: `https://example.com/?key=${SECRET}`, headers: { authorization: "x" } },
+      args: {
+        url: `https://example.com/?key=${SECRET}`,
+        headers: { authorization: "x" },
+        api_key: "k",
+      },
       output: { structured: { status: 200, body: `echo ${SECRET}` } },
       outcome: "SUCCESS",
       startedMs: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
@@ -53,6 +58,7 @@ Deno.test("ToolCallRecorder stores one event per call, secrets masked, output su
       (first.input_params.headers as Record<string, string>).authorization,
       "***redacted***",
     );
+    assert.equal(first.input_params.api_key, "***redacted***");
     assert.doesNotMatch(first.output_summary!, new RegExp(SECRET));
     assert.match(first.output_summary!, /^\{"status":200,"body":"echo /);
     assert.equal(second.outcome, "TIMEOUT");
@@ -113,4 +119,66 @@ Deno.test("ToolCallRecorder never throws into the caller and reports each kind o
   assert.equal(lines.length, 2, lines.join("\n"));
   assert.match(lines[0], /^store_error: 1 tool events not recorded: database or disk is full/);
   assert.match(lines[1], /^invalid_event: a call was not recorded/);
+});
+
+Deno.test("ToolCallRecorder reports each store failure code once, secrets masked", async () => {
+  const lines: string[] = [];
+  const codes = ["ENOSPC", "ENOSPC", "SQLITE_READONLY"];
+  const broken = {
+    location: "broken",
+    append() {
+      const code = codes.shift();
+      return Promise.reject(Object.assign(new Error(`write failed near ${SECRET}`), { code }));
+    },
+  } as unknown as EventStore;
+  const recorder = new ToolCallRecorder(broken, {
+    secrets: [SECRET],
+    onError: (line) => lines.push(line),
+  });
+  const call = {
+    tool: "find",
+    args: {},
+    outcome: "SUCCESS" as const,
+    startedMs: 1_000,
+    latencyMs: 1,
+  };
+  for (let index = 0; index < 3; index++) {
+    recorder.record(call);
+    await recorder.flush();
+  }
+  await recorder.close();
+  assert.equal(lines.length, 2, lines.join("\n"));
+  assert.match(lines[0], /^store_error ENOSPC: 1 tool events not recorded: write failed near \*/);
+  assert.match(lines[1], /^store_error SQLITE_READONLY: /);
+  assert.ok(!lines.join("\n").includes(SECRET));
+});
+
+Deno.test("ToolCallRecorder keeps at most MAX_PENDING_EVENTS waiting and drops the rest, said once", async () => {
+  const lines: string[] = [];
+  const release = Promise.withResolvers<void>();
+  let stored = 0;
+  const slow = {
+    location: "slow",
+    async append(events: unknown[]) {
+      await release.promise;
+      stored += events.length;
+      return { added: events.length, duplicates: 0 };
+    },
+  } as unknown as EventStore;
+  const recorder = new ToolCallRecorder(slow, { onError: (line) => lines.push(line) });
+  const call = {
+    tool: "find",
+    args: {},
+    outcome: "SUCCESS" as const,
+    startedMs: 1_000,
+    latencyMs: 1,
+    sessionId: "s",
+  };
+  // The store hangs: record() still returns at once, and the backlog stays bounded.
+  for (let index = 0; index < MAX_PENDING_EVENTS + 10; index++) recorder.record(call);
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /^backlog: more than 1000 events wait for the store: dropped/);
+  release.resolve();
+  await recorder.close();
+  assert.equal(stored, MAX_PENDING_EVENTS);
 });

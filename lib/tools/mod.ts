@@ -82,12 +82,8 @@ export {
   patternProblems,
   patternRisk,
 } from "./_pattern_safety.ts";
-export {
-  outputSummary,
-  toolOutcome,
-  ToolSession,
-  type ToolSessionOptions,
-} from "./tool_session.ts";
+export { capSummary, OUTPUT_SUMMARY_CHARS, outputSummary } from "./output_summary.ts";
+export { toolOutcome, ToolSession, type ToolSessionOptions } from "./tool_session.ts";
 export {
   applyCapabilityAction,
   type CapabilityActionResult,

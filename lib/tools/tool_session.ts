@@ -15,6 +15,7 @@ import { DEFAULT_SHELL_ALLOW, shellRunPermissions } from "./shell_exec.ts";
 import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import { argsValidator, type ToolRegistry } from "./tool_registry.ts";
+import { outputSummary } from "./output_summary.ts";
 import type { ToolError, ToolOutcome, ToolResult, ToolTraceSink } from "./types.ts";
 
 /** How a session is set up. Only `root` is required. */
@@ -54,16 +55,6 @@ export interface ToolSessionOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Time the supervisor gives a call past its own deadline before recycling the sandbox. */
 const GRACE_MS = 2_000;
-const SUMMARY_CHARS = 500;
-
-/**
- * A tool output as a trace's `output_summary` holds it: its JSON, cut at 500 characters
- * (with "…"). Replay compares executed outputs with recorded ones in this form.
- */
-export function outputSummary(output: unknown): string {
-  const text = JSON.stringify(output) ?? "null";
-  return text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text;
-}
 
 /**
  * One agent session's tool layer: a registry, the session's capabilities, and a warm

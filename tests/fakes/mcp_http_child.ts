@@ -1,6 +1,7 @@
 /**
- * `syn mcp-serve --http …` as a real subprocess for the HTTP tests: a cleared environment,
- * a private ready file, the ready line parsed, stderr kept for failure messages.
+ * `syn mcp-serve --http …` (or `syn mcp-proxy --http …`) as a real subprocess for the HTTP
+ * tests: a cleared environment, a private ready file, the ready line parsed, stderr kept
+ * for failure messages.
  */
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
@@ -8,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { childEnv, killAfter } from "./child_env.ts";
 import { SELF_COMMAND } from "./cli_io.ts";
 
-/** A running `mcp-serve --http` child. */
+/** A running `mcp-serve --http` (or `mcp-proxy --http`) child. */
 export interface HttpChild {
   child: Deno.ChildProcess;
   /** The MCP endpoint from the ready line. */
@@ -27,16 +28,22 @@ export interface HttpChild {
 const READY = /mcp:ready mode=http url=(\S+)(?: token=(\S+))?/;
 
 /**
- * Spawns `main.ts mcp-serve <args>` and waits (60 s at most) for its HTTP ready line.
- * `delayMs` makes every tool call wait first (the hook of `delayed_mcp_serve.ts`).
+ * Spawns `main.ts mcp-serve <args>` (or `options.command`) and waits (60 s at most) for its
+ * HTTP ready line. `delayMs` makes every tool call wait first (the hook of
+ * `delayed_mcp_serve.ts`).
  */
 export async function spawnHttpServer(
   args: string[],
-  options: { env?: Record<string, string>; delayMs?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    delayMs?: number;
+    command?: "mcp-serve" | "mcp-proxy";
+  } = {},
 ): Promise<HttpChild> {
+  const command = options.command ?? "mcp-serve";
   const dir = await Deno.makeTempDir({ prefix: "syn_mcp_http_" });
   const readyFile = `${dir}/ready`;
-  const entry = options.delayMs === undefined ? [...SELF_COMMAND.slice(1), "mcp-serve"] : [
+  const entry = options.delayMs === undefined ? [...SELF_COMMAND.slice(1), command] : [
     "run",
     "-A",
     fileURLToPath(new URL("./delayed_mcp_serve.ts", import.meta.url)),
@@ -84,7 +91,7 @@ export async function spawnHttpServer(
     ]);
     if (exited || Date.now() > deadline) {
       await stop("SIGKILL");
-      throw new Error(`mcp-serve ${args.join(" ")} never got ready; stderr:\n${errText}`);
+      throw new Error(`${command} ${args.join(" ")} never got ready; stderr:\n${errText}`);
     }
   }
   return {

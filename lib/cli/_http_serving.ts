@@ -1,0 +1,138 @@
+/**
+ * Serving MCP over Streamable HTTP from the command line, as `syn mcp-serve --http` and
+ * `syn mcp-proxy --http` both do: the `--http HOST:PORT`, `--allow-host` and `--no-auth`
+ * flags, the bearer token (`SYN_SERVER_TOKEN`, or a fresh one), and the ready line that
+ * tells the operator the URL and the token.
+ */
+import {
+  errorMessage,
+  isLoopbackHostname,
+  newServerToken,
+  SynError,
+  UsageError,
+} from "../core/mod.ts";
+import type { McpHttpServerOptions, RunningMcpHttpServer } from "../mcp/mod.ts";
+import { numberFlag } from "./args.ts";
+
+/** The flags of HTTP serving, for `parseCommandArgs`. */
+export const HTTP_FLAGS = {
+  http: { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+  "no-auth": { type: "boolean" },
+} as const;
+
+/** `HOST:PORT` (`[::1]:PORT` for IPv6; an empty host is 127.0.0.1) as its parts. */
+export function parseHostPort(value: string, flag = "tcp"): { hostname: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  if (!match) throw new UsageError(`--${flag} takes HOST:PORT: ${value}`);
+  const hostname = match[1] ?? (match[2] || "127.0.0.1");
+  const port = numberFlag(flag, match[3], { integer: true, min: 0, max: 65535 })!;
+  return { hostname, port };
+}
+
+/** MCP over Streamable HTTP, before any socket is opened. */
+export interface HttpServeTarget {
+  hostname: string;
+  port: number;
+  /** `undefined` only with `--no-auth` on a loopback address. */
+  token: string | undefined;
+  /** Whether the token came from `SYN_SERVER_TOKEN` (then it is never printed). */
+  tokenFromEnv: boolean;
+  allowHosts: string[];
+}
+
+/**
+ * `--http HOST:PORT` with its token: `SYN_SERVER_TOKEN`, or a fresh one. `--no-auth` drops
+ * the token only on a loopback address: anywhere else every peer on the network could call.
+ */
+export function resolveHttpTarget(
+  flags: { http?: string; "allow-host"?: string[]; "no-auth"?: boolean },
+  env: (name: string) => string | undefined,
+  newToken: () => string = newServerToken,
+): HttpServeTarget | undefined {
+  const allowHosts = flags["allow-host"] ?? [];
+  if (flags.http === undefined) {
+    if (flags["no-auth"] || allowHosts.length > 0) {
+      throw new UsageError(`${flags["no-auth"] ? "--no-auth" : "--allow-host"} needs --http`);
+    }
+    return undefined;
+  }
+  const { hostname, port } = parseHostPort(flags.http, "http");
+  const ipv6 = /^\[?[0-9a-f:.]*:[0-9a-f:.]*\]?$/i;
+  if (allowHosts.some((name) => !/^[^\s/:@[\]]+$/.test(name) && !ipv6.test(name))) {
+    throw new UsageError("--allow-host takes a host name without port or scheme");
+  }
+  if (flags["no-auth"]) {
+    if (!isLoopbackHostname(hostname)) {
+      throw new UsageError(
+        `--no-auth is refused on ${hostname}: it is not a loopback address, ` +
+          "so a token is required (set SYN_SERVER_TOKEN or let one be generated)",
+      );
+    }
+    return { hostname, port, token: undefined, tokenFromEnv: false, allowHosts };
+  }
+  const fromEnv = env("SYN_SERVER_TOKEN")?.trim();
+  if (fromEnv && !/^[\x21-\x7e]{16,}$/.test(fromEnv)) {
+    throw new UsageError("SYN_SERVER_TOKEN must be 16 or more printable characters, no spaces");
+  }
+  return { hostname, port, token: fromEnv || newToken(), tokenFromEnv: !!fromEnv, allowHosts };
+}
+
+/** What a started server tells the operator. */
+export interface ReadyLines {
+  /** What follows `mcp:ready ` on stderr. */
+  line: string;
+  /** The ready file's extra line (or ""). */
+  file: string;
+}
+
+/**
+ * Starts an HTTP server on the target through `serve` (a listen failure is `listen_failed`),
+ * warns when it runs without a token, and says what its ready line shows: the URL, and the
+ * token unless the operator set it (`token=env:SYN_SERVER_TOKEN`).
+ */
+export async function startHttpServing(
+  target: HttpServeTarget,
+  serve: (options: McpHttpServerOptions) => Promise<RunningMcpHttpServer>,
+  log: (line: string) => void,
+): Promise<RunningMcpHttpServer & { ready: ReadyLines }> {
+  let server: RunningMcpHttpServer;
+  try {
+    const { hostname, port, token, allowHosts } = target;
+    server = await serve({ hostname, port, token, allowHosts, log });
+  } catch (error) {
+    throw new SynError(
+      "listen_failed",
+      `Cannot listen on ${target.hostname}:${target.port}: ${errorMessage(error)}`,
+    );
+  }
+  if (target.token === undefined) {
+    log(
+      `mcp:warn no-auth: any program on this machine may call ${server.url} without a token ` +
+        "(the Host and Origin checks still refuse web pages and rebound names)",
+    );
+  }
+  // A token the operator set is theirs already: it stays out of logs.
+  const shown = target.tokenFromEnv ? "env:SYN_SERVER_TOKEN" : target.token;
+  const token = (value: string | undefined) => value === undefined ? "" : ` token=${value}`;
+  return Object.assign(server, {
+    ready: {
+      line: `mode=http url=${server.url}${token(shown)}`,
+      file: `http url=${server.url}${token(target.token)}\n`,
+    },
+  });
+}
+
+/** Resolves on the first SIGINT or SIGTERM; `dispose` stops listening for them. */
+export function stopSignal(): { requested: Promise<void> } & Disposable {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const stop = () => resolve();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  return {
+    requested: promise,
+    [Symbol.dispose]() {
+      for (const signal of signals) Deno.removeSignalListener(signal, stop);
+    },
+  };
+}
