@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import {
   Client,
   type JSONRPCMessage,
-  StreamableHTTPClientTransport,
   type Transport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
