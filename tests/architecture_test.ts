@@ -245,6 +245,40 @@ Deno.test("no file in lib/ imports itself through others", () => {
   assert.deepEqual(importCycles(sourceFiles()), []);
 });
 
+/**
+ * Imports of the CLI's private files (`lib/cli/_*.ts`) from anywhere but `lib/cli`: what
+ * they hold is flag handling and printing; what other code needs belongs in a capability.
+ */
+export function cliPrivateImports(files: readonly SourceFile[]): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    if (!file.path.endsWith(".ts") || file.path.startsWith("lib/cli/")) continue;
+    for (const specifier of importSpecifiers(file.text)) {
+      if (!specifier.startsWith(".")) continue;
+      if (/^lib\/cli\/_[^/]*$/.test(resolveFrom(file.path, specifier))) {
+        found.push(`${file.path} imports ${specifier}`);
+      }
+    }
+  }
+  return found;
+}
+
+Deno.test("only lib/cli imports the CLI's private files", () => {
+  const planted: SourceFile[] = [
+    { path: "lib/cli/synthesize.ts", text: `import { mine } from "./_synthesize_mine.ts";` },
+    { path: "tests/x_test.ts", text: `import { a } from "../lib/cli/_synthesize_tools.ts";` },
+    { path: "scripts/y.ts", text: `const b = await import("../lib/cli/_chat_backend.ts");` },
+    { path: "tests/z_test.ts", text: `import { runCli } from "../lib/cli/mod.ts";` },
+  ];
+  assert.deepEqual(cliPrivateImports(planted), [
+    "tests/x_test.ts imports ../lib/cli/_synthesize_tools.ts",
+    "scripts/y.ts imports ../lib/cli/_chat_backend.ts",
+  ]);
+  // This file's planted imports above are text, not imports.
+  const sources = sourceFiles().filter((file) => file.path !== "tests/architecture_test.ts");
+  assert.deepEqual(cliPrivateImports(sources), []);
+});
+
 // Built from parts so this file does not match its own rule.
 const JSR_SPECIFIER = new RegExp("(^|[^a-z])" + "js" + "r:");
 

@@ -1,10 +1,5 @@
 import { UsageError } from "../core/mod.ts";
-import {
-  mineChains,
-  type MinedChain,
-  type MiningSession,
-  openEventStore,
-} from "../synthesize/mod.ts";
+import { type MinedChain, mineStoredChains, openEventStore } from "../synthesize/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -43,25 +38,20 @@ export async function mine(
     collapseRepeats: values["collapse-repeats"] ?? false,
   };
   await using store = await openEventStore(helpers.stateDirectory(io, values["state-dir"]), io.env);
-  const sessions: MiningSession[] = [];
-  for await (const session of store.scanSessions()) sessions.push(session);
-  if (!sessions.length) {
-    throw new UsageError(`no events in ${store.location}: run 'syn synthesize ingest' first`);
-  }
-  const chains = mineChains(sessions, options);
-  // The public corpora record no latencies (every event has 0 ms): a mean of 0 would mislead.
-  const recorded = sessions.some((session) => session.events.some((event) => event.latency_ms > 0));
+  const mined = await mineStoredChains(store, options);
   if (values.json) {
     const document = {
       store: store.location,
-      sessions: sessions.length,
-      latency_recorded: recorded,
+      sessions: mined.sessions,
+      latency_recorded: mined.latency_recorded,
       options,
-      chains,
+      chains: mined.chains,
     };
     await io.stdout(`${JSON.stringify(document, null, 2)}\n`);
   } else {
-    await io.stdout(table(chains, sessions.length, recorded, helpers.printable));
+    await io.stdout(
+      table(mined.chains, mined.sessions, mined.latency_recorded, helpers.printable),
+    );
   }
   return EXIT.ok;
 }

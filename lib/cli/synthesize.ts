@@ -13,12 +13,12 @@ import {
 } from "../synthesize/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { mine } from "./_synthesize_mine.ts";
+import { runPipeline } from "./_synthesize_pipeline.ts";
 import {
   approveTool,
   listTools,
   reportSavings,
-  runPipeline,
-  runSynthesis,
+  runSynthesisCommand,
   validateTool,
 } from "./_synthesize_tools.ts";
 import { stateDirectory } from "./_state_directory.ts";
@@ -155,7 +155,7 @@ type Subcommand = (args: string[], io: CliIo) => Promise<number>;
 const SUBCOMMANDS: Record<string, Subcommand> = {
   ingest: async (args, io) => (await ingest(args, io)).code,
   mine: (args, io) => mine(args, io, { help, stateDirectory, printable }),
-  run: (args, io) => runSynthesis(args, io, { help, stateDirectory, printable }),
+  run: (args, io) => runSynthesisCommand(args, io, { help, stateDirectory, printable }),
   validate: (args, io) => validateTool(args, io, { help, stateDirectory, printable }),
   approve: (args, io) => approveTool(args, io, { help, stateDirectory, printable }),
   list: (args, io) => listTools(args, io, { help, stateDirectory, printable }),

@@ -3,7 +3,8 @@
  * Tool synthesis (Huginn spec): recorded tool events, the stores that keep them
  * (`node:sqlite` by default, Postgres through `SYN_EVENT_STORE`), ingest of event JSONL,
  * `syn chat`/`syn tools --trace` traces and the public agent-trace corpora, chain mining,
- * synthesis of composite tools, replay validation and promotion.
+ * synthesis of composite tools (a run, or the whole pipeline), replay validation (and
+ * execution in the sandbox or against a target the caller opens) and promotion.
  *
  * ```ts
  * import { ingestSources, openEventStore } from "./mod.ts";
@@ -140,3 +141,29 @@ export {
   type RecordedRun,
   validateByExecution,
 } from "./execution_validation.ts";
+export { INGEST_FIRST, loadSessions, type LoadSessionsOptions } from "./load_sessions.ts";
+export { mineStoredChains, type StoredChains } from "./mine_stored_chains.ts";
+export {
+  SYNTHESIS_PROVIDERS,
+  type SynthesisEngine,
+  synthesisEngine,
+  type SynthesisEngineOptions,
+} from "./synthesis_engine.ts";
+export { runSynthesis, type SynthesisRun, type SynthesisRunOptions } from "./run_synthesis.ts";
+export {
+  type StoredValidation,
+  validateStored,
+  type ValidateStoredOptions,
+} from "./validate_stored.ts";
+export {
+  openSandboxTarget,
+  type SandboxTarget,
+  type SandboxTargetOptions,
+} from "./sandbox_target.ts";
+export {
+  type PipelineRow,
+  type PipelineStage,
+  synthesisPipeline,
+  type SynthesisPipelineOptions,
+} from "./synthesis_pipeline.ts";
+export { type StoredSavingsReport, storedSavingsReport } from "./stored_savings_report.ts";

@@ -1,0 +1,127 @@
+/**
+ * Who writes a composite tool: the offline synthesizer, or a language model through
+ * `lib/llm`, with the synthesis config's `llm` keys (timeout, retries, backoff) applied.
+ */
+import { type BackoffOptions, errorMessage, UsageError } from "../core/mod.ts";
+import {
+  createLanguageModel,
+  type LanguageModel,
+  type LanguageModelDeps,
+  type ModelConfig,
+  type ProviderName,
+  resolveModelConfig,
+} from "../llm/mod.ts";
+import type { MinedChain } from "./mine_chains.ts";
+import type { SynthesizeConfig } from "./synthesize_config.ts";
+import { type ChainSample, synthesizeDeterministic } from "./synthesize_deterministic.ts";
+import { synthesizeWithModel } from "./synthesize_with_model.ts";
+import { checkSynthesizedTool, SynthesisError, type SynthesizedTool } from "./synthesized_tool.ts";
+
+/** Writes the composite tool of one chain from its samples. */
+export interface SynthesisEngine {
+  /** `deterministic` or the provider's name, kept with each tool it writes. */
+  name: string;
+  write(chain: MinedChain, samples: ChainSample[]): Promise<SynthesizedTool>;
+}
+
+/** The providers an engine may name besides `deterministic`. */
+export const SYNTHESIS_PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
+
+/** What a provider engine needs from outside. */
+export interface SynthesisEngineOptions {
+  /** Reads the provider's variables (keys, endpoint, LABS_EXTERNAL_LIVE); default: none set. */
+  env?: (name: string) => string | undefined;
+  /** `--model`, `--endpoint`: they win over the environment. */
+  model?: string;
+  endpoint?: string;
+  /** Builds the model; default `createLanguageModel` (tests pass a fake). */
+  createModel?: (config: ModelConfig, deps: LanguageModelDeps) => LanguageModel;
+}
+
+/**
+ * The engine `name` names. A provider runs in mock mode (its canned answer is the offline
+ * synthesizer's tool) unless LABS_EXTERNAL_LIVE=1 and its key are set. An unknown name or
+ * a provider setting that does not resolve is a `UsageError`.
+ */
+export function synthesisEngine(
+  name: string,
+  config: SynthesizeConfig,
+  options: SynthesisEngineOptions = {},
+): SynthesisEngine {
+  const maxParallelSteps = config.synthesis.max_parallel_steps;
+  if (name === "deterministic") {
+    return { name, write: (chain, samples) => writeOffline(chain, samples, maxParallelSteps) };
+  }
+  if (!(SYNTHESIS_PROVIDERS as readonly string[]).includes(name)) {
+    throw new UsageError(
+      `--engine takes deterministic, ${SYNTHESIS_PROVIDERS.join(", ")}: ${name}`,
+    );
+  }
+  const modelConfig = withLlmKeys(providerConfig(name as ProviderName, options), config.llm);
+  const backoff = backoffOf(config.llm);
+  const createModel = options.createModel ?? createLanguageModel;
+  return {
+    name,
+    write: (chain, samples) => {
+      const model = createModel(modelConfig, {
+        mock: () => synthesizeDeterministic(chain, samples, { maxParallelSteps }),
+        backoff,
+      });
+      return synthesizeWithModel(model, chain, samples, {
+        maxParallelSteps,
+        maxRetriesOnInvalid: config.synthesis.max_retries_on_invalid,
+      });
+    },
+  };
+}
+
+/** The offline synthesizer's tool, held to the same five checks as a model's. */
+async function writeOffline(
+  chain: MinedChain,
+  samples: ChainSample[],
+  maxParallelSteps: number,
+): Promise<SynthesizedTool> {
+  const tool = synthesizeDeterministic(chain, samples, { maxParallelSteps });
+  const problems = await checkSynthesizedTool(tool, chain.tools);
+  if (problems.length) {
+    throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);
+  }
+  return tool;
+}
+
+function providerConfig(name: ProviderName, options: SynthesisEngineOptions): ModelConfig {
+  const flags = { model: options.model, endpoint: options.endpoint };
+  try {
+    return resolveModelConfig(name, { env: options.env ?? (() => undefined), flags });
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+}
+
+/** The spec's `llm` keys on a model config: per-request timeout and retries. */
+function withLlmKeys(
+  modelConfig: ModelConfig,
+  llm: SynthesizeConfig["llm"],
+): ModelConfig {
+  const totalMs = llm.timeout_seconds * 1000;
+  const { connectMs, readMs } = modelConfig.timeouts;
+  return {
+    ...modelConfig,
+    maxRetries: llm.max_retries,
+    timeouts: {
+      totalMs,
+      connectMs: Math.min(connectMs, totalMs),
+      readMs: Math.min(Math.max(readMs, totalMs), totalMs),
+    },
+  };
+}
+
+/** The spec's `llm` backoff keys as the model layer's backoff between retries. */
+function backoffOf(llm: SynthesizeConfig["llm"]): BackoffOptions {
+  return {
+    baseMs: llm.backoff_base_ms,
+    factor: llm.backoff_factor,
+    capMs: Math.max(llm.backoff_base_ms, 60_000),
+    jitter: 0.2,
+  };
+}
