@@ -5,11 +5,7 @@
  * `--upstream-url` and an auth header whose value is never printed or recorded.
  */
 import assert from "node:assert/strict";
-import {
-  Client,
-  type JSONRPCMessage,
-  type Transport,
-} from "@modelcontextprotocol/client";
+import { Client, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { openEventStore, type StoredToolEvent } from "../lib/synthesize/mod.ts";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
