@@ -1,11 +1,12 @@
 /**
- * Composition root: builds the real edges (stdio, env, cwd) and runs the CLI.
+ * Composition root: builds the real edges (stdio, cwd) and the configuration (environment,
+ * then `.env`, read once) and runs the CLI.
  * Everything below `lib/` takes the world as parameters.
  */
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
-import { neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
+import { loadConfig, neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 
 /** How to start this program again: `deno run -A main.ts`, or the compiled binary alone. */
@@ -71,7 +72,7 @@ export function realIo(): CliIo {
     stdout: (text) => writeAll(Deno.stdout, text),
     stderr: stderrWriter(),
     stdin: Deno.stdin.readable,
-    env: (name) => Deno.env.get(name) ?? dotEnv.get(name),
+    config: loadConfig((name) => Deno.env.get(name) ?? dotEnv.get(name)),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     cwd,
     selfCommand: selfCommand(),

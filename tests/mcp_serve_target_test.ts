@@ -1,9 +1,11 @@
 /** Where `syn mcp-serve` listens: flags over the environment, read like the client reads it. */
 import assert from "node:assert/strict";
-import { UsageError } from "../lib/core/mod.ts";
+import { loadConfig, SynError, UsageError } from "../lib/core/mod.ts";
 import { resolveHttpTarget, resolveServeTarget } from "../lib/cli/mcp_serve.ts";
 
-const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const isConfigError = (error: unknown) =>
+  error instanceof SynError && error.code === "validator_config";
+const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 
 Deno.test("resolveServeTarget() serves stdio when nothing is configured", () => {
   assert.deepEqual(resolveServeTarget({}, envOf({})), { mode: "stdio" });
@@ -63,7 +65,7 @@ Deno.test("resolveServeTarget() falls back to tcp with one warning for an unknow
   assert.match(warnings[0], /MCP_ENDPOINT="http".*using tcp/);
 });
 
-Deno.test("resolveServeTarget() rejects what cannot work with a usage error", () => {
+Deno.test("resolveServeTarget() rejects what cannot work: flags (usage), MCP_* (validator_config)", () => {
   const cases: [Parameters<typeof resolveServeTarget>[0], Record<string, string>, RegExp][] = [
     [{ stdio: true, tcp: "127.0.0.1:1" }, {}, /choose one/],
     [{ tcp: "nohost" }, {}, /HOST:PORT/],
@@ -77,7 +79,9 @@ Deno.test("resolveServeTarget() rejects what cannot work with a usage error", ()
   for (const [flags, env, message] of cases) {
     assert.throws(
       () => resolveServeTarget(flags, envOf(env)),
-      (error) => error instanceof UsageError && message.test(error.message),
+      (error) =>
+        (Object.keys(env).length ? isConfigError(error) : error instanceof UsageError) &&
+        message.test((error as Error).message),
       JSON.stringify({ flags, env }),
     );
   }
@@ -96,13 +100,13 @@ Deno.test("resolveHttpTarget() takes SYN_SERVER_TOKEN, or a fresh token, and the
   assert.deepEqual(
     resolveHttpTarget(
       { http: "0.0.0.0:8765", "allow-host": ["mcp.example.org", "[::1]"] },
-      envOf({ SYN_SERVER_TOKEN: " team-token-0123456789 " }),
+      envOf({ SYN_SERVER_TOKEN: " team-token-0123456789-0123456789 " }),
       fresh,
     ),
     {
       hostname: "0.0.0.0",
       port: 8765,
-      token: "team-token-0123456789",
+      token: "team-token-0123456789-0123456789",
       tokenFromEnv: true,
       allowHosts: ["mcp.example.org", "[::1]"],
     },
@@ -120,7 +124,10 @@ Deno.test("resolveHttpTarget() drops the token only for --no-auth on a loopback 
 
 Deno.test("resolveHttpTarget() refuses weak tokens, bad host names and options without --http", () => {
   const env = (token: string) => envOf({ SYN_SERVER_TOKEN: token });
-  assert.throws(() => resolveHttpTarget({ http: "127.0.0.1:0" }, env("short")), /16 or more/);
+  // The rule chat serve follows too: 32 characters or more (a 20-character token is refused).
+  for (const weak of ["short", "twenty-characters-20"]) {
+    assert.throws(() => resolveHttpTarget({ http: "127.0.0.1:0" }, env(weak)), /32 or more/);
+  }
   assert.throws(
     () => resolveHttpTarget({ http: "127.0.0.1:0" }, env("has a space in the token")),
     /no spaces/,

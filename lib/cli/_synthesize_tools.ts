@@ -1,6 +1,11 @@
 import { resolve } from "node:path";
 import { errorMessage, SynError, UsageError } from "../core/mod.ts";
-import { createLanguageModel, type ProviderName, resolveModelConfig } from "../llm/mod.ts";
+import {
+  createLanguageModel,
+  type ProviderName,
+  PROVIDERS,
+  resolveModelConfig,
+} from "../llm/mod.ts";
 import {
   type ChainSample,
   checkSynthesizedTool,
@@ -71,8 +76,6 @@ export interface SynthesisEngine {
   write(chain: MinedChain, samples: ChainSample[]): Promise<SynthesizedTool>;
 }
 
-const PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
-
 /**
  * The engine `--engine` names. A provider runs in mock mode (its canned answer is the
  * offline synthesizer's tool) unless LABS_EXTERNAL_LIVE=1 and its key are set.
@@ -98,7 +101,7 @@ export function synthesisEngine(
   }
   let modelConfig;
   try {
-    modelConfig = resolveModelConfig(name as ProviderName, { env: io.env, flags });
+    modelConfig = resolveModelConfig(name as ProviderName, { config: io.config, flags });
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
@@ -195,7 +198,7 @@ export async function runSynthesis(
     endpoint: values.endpoint,
   });
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   const sessions: MiningSession[] = [];
   for await (const session of store.scanSessions()) sessions.push(session);
   if (!sessions.length) {
@@ -314,7 +317,7 @@ export async function validateTool(
   const registry = new SynthesizedRegistry(stateDir);
   const entry = await registry.get(positionals[0]);
   if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   await using executor = values.execute
     ? await compositeExecutor(entry.tool, resolve(io.cwd, values.root!), values.grant ?? [])
     : undefined;
@@ -426,7 +429,7 @@ export async function reportSavings(
   const tools = (await new SynthesizedRegistry(stateDir).list())
     .filter((entry) => wanted.includes(entry.status))
     .map((entry) => ({ tool_id: entry.tool.tool_id, chain: entry.tool.source_chain.tools }));
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   const sessions: MiningSession[] = [];
   for await (const session of store.scanSessions()) sessions.push(session);
   const report = savingsReport(sessions, tools);
@@ -487,7 +490,7 @@ export async function runPipeline(
     const { report } = await helpers.ingest(ingestArgs, quiet);
     if (report) await stage(`ingest: ${describeIngest(report, values.ingest.length)}`);
   }
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   const sessions: MiningSession[] = [];
   for await (const session of store.scanSessions()) sessions.push(session);
   if (!sessions.length) {

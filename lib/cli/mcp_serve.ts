@@ -1,15 +1,15 @@
 import {
+  chooseServerToken,
   errorMessage,
-  isLoopbackHostname,
-  newServerToken,
   redactText,
-  secretsFromEnv,
+  type SynConfig,
   SynError,
   UsageError,
   utf8ByteLength,
 } from "../core/mod.ts";
 import {
   createValidatorHandler,
+  resolveMcpEndpoint,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
   serveValidatorHttp,
@@ -85,13 +85,12 @@ export type ServeTarget =
 
 /**
  * Flags win over `MCP_ENDPOINT`/`MCP_HOST`/`MCP_PORT`/`MCP_SOCKET_PATH`. Without a flag the
- * environment is read the way the validator client reads it (Labs spec transport table),
- * so one configuration makes both ends meet: no `MCP_ENDPOINT` and no `MCP_HOST`/`MCP_PORT`
- * → stdio; only `MCP_HOST`/`MCP_PORT` → tcp; an unknown `MCP_ENDPOINT` → tcp with a warning.
+ * configuration is read by the parser the validator client uses (`resolveMcpEndpoint`,
+ * server role: port 0 is any free port), so one configuration makes both ends meet.
  */
 export function resolveServeTarget(
   flags: { stdio?: boolean; tcp?: string; socket?: string },
-  env: (name: string) => string | undefined,
+  config: Pick<SynConfig, "mcp">,
   warn: (line: string) => void = () => {},
 ): ServeTarget {
   const chosen = [flags.stdio, flags.tcp !== undefined, flags.socket !== undefined]
@@ -103,30 +102,10 @@ export function resolveServeTarget(
     if (flags.socket === "") throw new UsageError("--socket takes a path");
     return { mode: "socket", path: flags.socket };
   }
-  const raw = env("MCP_ENDPOINT")?.trim() ?? "";
-  let endpoint = raw.toLowerCase();
-  if (endpoint === "") {
-    if (!env("MCP_HOST") && !env("MCP_PORT")) return { mode: "stdio" };
-    endpoint = "tcp";
-  } else if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
-    // Labs spec: an invalid MCP_ENDPOINT falls back to tcp.
-    warn(`mcp:warn MCP_ENDPOINT=${JSON.stringify(raw)} is not stdio, tcp or socket; using tcp`);
-    endpoint = "tcp";
-  }
-  if (endpoint === "stdio") return { mode: "stdio" };
-  if (endpoint === "socket") {
-    const path = env("MCP_SOCKET_PATH");
-    if (!path) throw new UsageError("MCP_ENDPOINT=socket needs MCP_SOCKET_PATH");
-    return { mode: "socket", path };
-  }
-  const port = env("MCP_PORT")?.trim();
-  if (!port) throw new UsageError("tcp needs MCP_PORT (and MCP_HOST, default 127.0.0.1)");
-  const hostname = env("MCP_HOST")?.trim() || "127.0.0.1";
-  return {
-    mode: "tcp",
-    hostname,
-    port: numberFlag("MCP_PORT", port, { integer: true, min: 0, max: 65535 })!,
-  };
+  const target = resolveMcpEndpoint(config.mcp, "server", (line) => warn(`mcp:warn ${line}`));
+  if (target.transport === "stdio") return { mode: "stdio" };
+  if (target.transport === "socket") return { mode: "socket", path: target.path };
+  return { mode: "tcp", hostname: target.hostname, port: target.port };
 }
 
 function parseHostPort(value: string, flag = "tcp"): { hostname: string; port: number } {
@@ -154,8 +133,8 @@ export interface HttpServeTarget {
  */
 export function resolveHttpTarget(
   flags: { http?: string; "allow-host"?: string[]; "no-auth"?: boolean },
-  env: (name: string) => string | undefined,
-  newToken: () => string = newServerToken,
+  config: Pick<SynConfig, "serverToken">,
+  newToken?: () => string,
 ): HttpServeTarget | undefined {
   const allowHosts = flags["allow-host"] ?? [];
   if (flags.http === undefined) {
@@ -169,20 +148,13 @@ export function resolveHttpTarget(
   if (allowHosts.some((name) => !/^[^\s/:@[\]]+$/.test(name) && !ipv6.test(name))) {
     throw new UsageError("--allow-host takes a host name without port or scheme");
   }
-  if (flags["no-auth"]) {
-    if (!isLoopbackHostname(hostname)) {
-      throw new UsageError(
-        `--no-auth is refused on ${hostname}: it is not a loopback address, ` +
-          "so a token is required (set SYN_SERVER_TOKEN or let one be generated)",
-      );
-    }
-    return { hostname, port, token: undefined, tokenFromEnv: false, allowHosts };
-  }
-  const fromEnv = env("SYN_SERVER_TOKEN")?.trim();
-  if (fromEnv && !/^[\x21-\x7e]{16,}$/.test(fromEnv)) {
-    throw new UsageError("SYN_SERVER_TOKEN must be 16 or more printable characters, no spaces");
-  }
-  return { hostname, port, token: fromEnv || newToken(), tokenFromEnv: !!fromEnv, allowHosts };
+  const { token, given } = chooseServerToken({
+    hostname,
+    noAuth: flags["no-auth"] ?? false,
+    given: config.serverToken,
+    newToken,
+  });
+  return { hostname, port, token, tokenFromEnv: given, allowHosts };
 }
 
 const DEFAULT_READY_FILE = "/tmp/mcp.ready";
@@ -212,27 +184,25 @@ export async function runMcpServe(
     "no-auth": { type: "boolean" },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const secrets = secretsFromEnv(io.env);
+  const secrets = io.config.secrets;
   const log = (line: string) => void io.stderr(redactText(line, secrets) + "\n");
-  const http = resolveHttpTarget(values, io.env);
+  const http = resolveHttpTarget(values, io.config);
   // With --http alone only HTTP is served; an NDJSON endpoint joins it when one is asked for.
   const ndjson = values.stdio || values.tcp !== undefined || values.socket !== undefined;
-  const target = ndjson || !http ? resolveServeTarget(values, io.env, log) : undefined;
+  const target = ndjson || !http ? resolveServeTarget(values, io.config, log) : undefined;
 
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
   // asks; a folder's schemas are compiled right after the server is ready, and the
   // first requests wait for that.
   const store = await loadSchemaStore({
-    schemasDir: io.env("SYN_SCHEMAS_DIR") || undefined,
-    examplesDir: io.env("SYN_EXAMPLES_DIR") || undefined,
+    schemasDir: io.config.schemasDir,
+    examplesDir: io.config.examplesDir,
     deferCompile: true,
   });
-  const backendUrl = io.env("SYN_BACKEND_URL");
+  const backendUrl = io.config.backend.url;
   const service = new ValidatorService({
     store,
-    backend: backendUrl
-      ? { url: backendUrl, assetsPath: io.env("SYN_BACKEND_ASSETS_PATH") || undefined }
-      : undefined,
+    backend: backendUrl ? { url: backendUrl, assetsPath: io.config.backend.assetsPath } : undefined,
     log,
     delayMs: hooks.delayMs,
   });
@@ -319,7 +289,7 @@ async function runUntilStopped(
   log: (line: string) => void,
   compile: () => Promise<void>,
 ): Promise<number> {
-  const explicit = io.env("MCP_READY_FILE");
+  const explicit = io.config.mcp.readyFile;
   // The token goes only into a ready file that was asked for (MCP_READY_FILE), never into
   // the shared default; with HTTP served the file is the owner's alone (0600) either way.
   const extra = explicit ? servers.map((server) => server.ready.file).join("") : "";

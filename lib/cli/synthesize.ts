@@ -22,6 +22,7 @@ import {
   validateTool,
 } from "./_synthesize_tools.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { stateDirectory } from "./_state_dir.ts";
 
 export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
 into composite tools
@@ -172,11 +173,6 @@ const FORMAT_NAMES: Record<FormatHint["format"], string> = {
   bfcl: "BFCL sessions",
 };
 
-/** The state folder: --state-dir, else SYN_STATE_DIR, else .syn/ in the current folder. */
-export function stateDirectory(io: CliIo, flag: string | undefined): string {
-  return resolve(io.cwd, flag || io.env("SYN_STATE_DIR") || ".syn");
-}
-
 /** Text from outside (file names, reasons) with control characters escaped for a terminal. */
 function printable(text: string): string {
   return neutralizeTerminalText(text).replaceAll("\n", "\\n");
@@ -200,7 +196,10 @@ async function ingest(
     throw new UsageError(`--format takes ${INGEST_FORMATS.join(" | ")}: ${printable(format)}`);
   }
   const sources = ingestInputs(positionals, io);
-  await using store = await openEventStore(stateDirectory(io, values["state-dir"]), io.env);
+  await using store = await openEventStore(
+    stateDirectory(io, values["state-dir"]),
+    io.config.eventStore,
+  );
   const progress = io.stderrIsTerminal ? progressLine(io) : undefined;
   const report = await ingestSources(store, sources, { format, onProgress: progress?.update });
   await progress?.clear();

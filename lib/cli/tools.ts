@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { appendJsonl, parseJson, secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import { appendJsonl, parseJson, SynError, UsageError } from "../core/mod.ts";
 import {
   baselineRegistry,
   DEFAULT_SHELL_ALLOW,
@@ -11,6 +11,7 @@ import {
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { readDocument } from "./_read_document.ts";
+import { stateDirectory } from "./_state_dir.ts";
 
 export const help = `syn tools — the tools an agent may call, and a sandbox to run one by hand
 
@@ -174,11 +175,11 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
         name.trim()
       ).filter(Boolean),
       bubblewrap: values["no-bubblewrap"] ? "off" : "auto",
-      bubblewrapSearchPath: io.env("PATH"),
-      stateDir: resolve(io.cwd, values["state-dir"] ?? io.env("SYN_STATE_DIR") ?? ".syn"),
+      bubblewrapSearchPath: io.config.system.path,
+      stateDir: stateDirectory(io, values["state-dir"]),
       cache: !values["no-cache"],
       maxTimeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
-      secrets: secretsFromEnv(io.env),
+      secrets: io.config.secrets,
       trace: traceFile ? (event) => appendJsonl(traceFile, event) : undefined,
     });
   } catch (error) {

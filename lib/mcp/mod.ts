@@ -6,9 +6,10 @@
  * HTTP, and the client `generate` uses.
  *
  * ```ts
+ * import { loadConfig } from "../core/mod.ts";
  * import { connectValidator } from "./mod.ts";
  * const validator = await connectValidator({
- *   env: (name) => Deno.env.get(name),
+ *   config: loadConfig(() => undefined),
  *   selfCommand: [Deno.execPath(), "run", "-A", "main.ts"],
  * });
  * const verdict = await validator.validateAsset({ name: "demo" }, "synesthetic-asset");
@@ -20,13 +21,14 @@ export {
   connectValidator,
   type ConnectValidatorOptions,
   resolveValidatorTarget,
-  splitCommandLine,
   type ValidatorClient,
   validatorClientFromConnection,
+  type ValidatorConfig,
   type ValidatorTarget,
   type ValidatorTransport,
   type ValidatorVerdict,
 } from "./validator_client.ts";
+export { type McpEndpoint, type McpRole, resolveMcpEndpoint } from "./mcp_endpoint.ts";
 export {
   backendAssetsUrl,
   type BackendOptions,

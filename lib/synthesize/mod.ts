@@ -7,7 +7,7 @@
  *
  * ```ts
  * import { ingestSources, openEventStore } from "./mod.ts";
- * await using store = await openEventStore(".syn", (name) => Deno.env.get(name));
+ * await using store = await openEventStore(".syn", undefined);
  * const counts = await ingestSources(store, [{ path: "events.jsonl" }]);
  * // { files: 1, read: 120, added: 120, duplicates: 0, skipped: 0, bad: [], bad_total: 0 }
  * ```

@@ -1,107 +1,16 @@
+import { ShellWordsError, splitShellWords as splitWords } from "../core/mod.ts";
 import { ToolFailure } from "./tool_failure.ts";
 
-/** Longest `cmd` accepted, and most words. */
-export const MAX_CMD_CHARS = 8192;
-export const MAX_WORDS = 256;
-
 /**
- * Splits a command line into argv the way a POSIX shell splits words — single quotes,
- * double quotes, backslash escapes — but refuses everything a shell would *do*: `;`,
- * `&`, `|`, `<`, `>`, `(`, `)`, `{`, `}`, backticks, `$` in any form, unquoted glob
- * characters `* ? [`, a leading `~`, newlines and NUL bytes. Nothing is expanded, so the
- * argv is exactly what the words say. Throws `ToolFailure` (`not_allowed` naming what was
- * found, `invalid_args` for unbalanced quotes or oversize input).
+ * `shell.exec`'s `cmd` as argv, by syn's one shell-word splitter (see `splitShellWords` in
+ * `lib/core`): refused shell syntax is a `ToolFailure` (`not_allowed`), a malformed line
+ * one of `invalid_args`.
  */
 export function splitShellWords(cmd: string): string[] {
-  if (cmd.length > MAX_CMD_CHARS) {
-    throw new ToolFailure("invalid_args", `cmd is longer than ${MAX_CMD_CHARS} characters`);
+  try {
+    return splitWords(cmd);
+  } catch (error) {
+    if (error instanceof ShellWordsError) throw new ToolFailure(error.kind, error.message);
+    throw error;
   }
-  const words: string[] = [];
-  let word = "";
-  let inWord = false;
-  let i = 0;
-  const refuse = (what: string) =>
-    new ToolFailure(
-      "not_allowed",
-      `Shell syntax is not allowed (${what}); give one program and its arguments`,
-    );
-  while (i < cmd.length) {
-    const char = cmd[i];
-    if (char === "\0") throw refuse("NUL byte");
-    if (char === "\n" || char === "\r") throw refuse("newline");
-    if (char === " " || char === "\t") {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-      i++;
-      continue;
-    }
-    if (char === "'") {
-      const end = cmd.indexOf("'", i + 1);
-      if (end < 0) throw new ToolFailure("invalid_args", "cmd has an unterminated single quote");
-      word += cmd.slice(i + 1, end);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (char === '"') {
-      i++;
-      let closed = false;
-      while (i < cmd.length) {
-        const inner = cmd[i];
-        if (inner === '"') {
-          closed = true;
-          i++;
-          break;
-        }
-        if (inner === "$" || inner === "`") {
-          throw refuse(inner === "$" ? "$ expansion" : "backtick");
-        }
-        if (inner === "\0") throw refuse("NUL byte");
-        if (inner === "\n" || inner === "\r") throw refuse("newline");
-        // Inside double quotes a backslash escapes only $ ` " \ and newline (POSIX 2.2.3).
-        if (inner === "\\" && i + 1 < cmd.length && '$`"\\'.includes(cmd[i + 1])) {
-          word += cmd[i + 1];
-          i += 2;
-          continue;
-        }
-        word += inner;
-        i++;
-      }
-      if (!closed) throw new ToolFailure("invalid_args", "cmd has an unterminated double quote");
-      inWord = true;
-      continue;
-    }
-    if (char === "\\") {
-      if (i + 1 >= cmd.length) throw new ToolFailure("invalid_args", "cmd ends with a backslash");
-      const next = cmd[i + 1];
-      if (next === "\n" || next === "\r" || next === "\0") {
-        throw refuse("escaped control character");
-      }
-      word += next;
-      inWord = true;
-      i += 2;
-      continue;
-    }
-    if (";&|<>(){}".includes(char)) throw refuse(`'${char}'`);
-    if (char === "`") throw refuse("backtick");
-    if (char === "$") throw refuse("$ expansion");
-    if ("*?[".includes(char)) throw refuse(`glob '${char}'`);
-    if (char === "~" && !inWord) throw refuse("'~' expansion");
-    if (char === "#" && !inWord) throw refuse("'#' comment");
-    if (char === "=" && !inWord && words.length === 0) throw refuse("variable assignment");
-    word += char;
-    inWord = true;
-    i++;
-    if (words.length >= MAX_WORDS) {
-      throw new ToolFailure("invalid_args", `cmd has more than ${MAX_WORDS} words`);
-    }
-  }
-  if (inWord) words.push(word);
-  if (words.length > MAX_WORDS) {
-    throw new ToolFailure("invalid_args", `cmd has more than ${MAX_WORDS} words`);
-  }
-  if (words.length === 0) throw new ToolFailure("invalid_args", "cmd is empty");
-  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) throw refuse("variable assignment");
-  return words;
 }
