@@ -1,8 +1,9 @@
 /**
- * Composition root: builds the real edges (stdio, env, cwd) and runs the CLI.
+ * Composition root: builds the real edges (stdio, cwd) and the configuration (environment,
+ * then `.env`, read once) and runs the CLI.
  * Everything below `lib/` takes the world as parameters.
  */
-import { neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
+import { loadConfig, neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 
 /** How to start this program again: `deno run -A main.ts`, or the compiled binary alone. */
@@ -74,7 +75,7 @@ export async function realIo(): Promise<CliIo> {
     get stdin() {
       return Deno.stdin.readable;
     },
-    env: (name) => Deno.env.get(name) ?? dotEnv.get(name),
+    config: loadConfig((name) => Deno.env.get(name) ?? dotEnv.get(name)),
     environment: () => Deno.env.toObject(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     cwd,

@@ -21,6 +21,7 @@
  * Also reported: time to first chunk against the raw `lib/llm` stream, gaps between chunks
  * with `buffer_chunks` 1 and 5 (the default), and heap per idle session.
  */
+import { loadConfig } from "../lib/core/mod.ts";
 import { createLanguageModel, type LanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import {
   ChatGateway,
@@ -75,7 +76,7 @@ const { openaiUrl } = await helper<{ openaiUrl: string }>({
 const env: Record<string, string> = { OPENAI_API_KEY: "sk-bench-0000000000000000" };
 const model = createLanguageModel(
   resolveModelConfig("openai", {
-    env: (name) => env[name],
+    config: loadConfig((name) => env[name]),
     flags: { endpoint: openaiUrl, live: true },
   }),
 );

@@ -4,6 +4,7 @@
  * really arrives), on in-process bodies so only the reading is measured.
  * Run: `deno run -A scripts/bench_llm.ts [--calls 300] [--chunks 2000]`.
  */
+import { loadConfig } from "../lib/core/mod.ts";
 import { parseArgs } from "node:util";
 import { createLanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import { byteReader } from "../lib/core/mod.ts";
@@ -30,7 +31,9 @@ const env: Record<string, string> = {
   OPENAI_API_KEY: "bench-key-0000",
   OPENAI_ENDPOINT: server.openaiUrl,
 };
-const model = createLanguageModel(resolveModelConfig("openai", { env: (name) => env[name] }));
+const model = createLanguageModel(
+  resolveModelConfig("openai", { config: loadConfig((name) => env[name]) }),
+);
 const schema = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
 const body = JSON.stringify({
   model: "gpt-4o-mini",
@@ -136,7 +139,7 @@ const bodyFetch = (() =>
     new Response(eventBody(), { headers: { "content-type": "text/event-stream" } }),
   )) as typeof fetch;
 const inProcess = createLanguageModel(
-  resolveModelConfig("openai", { env: (name) => env[name] }),
+  resolveModelConfig("openai", { config: loadConfig((name) => env[name]) }),
   { fetch: bodyFetch },
 );
 

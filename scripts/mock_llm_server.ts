@@ -12,7 +12,7 @@
  * `/fault/<name>/…` (names in `tests/fakes/mock_llm_faults.ts`).
  */
 import { parseArgs } from "node:util";
-import { redactText, secretsFromEnv } from "../lib/core/mod.ts";
+import { loadConfig, redactText } from "../lib/core/mod.ts";
 import { mockProviderAnswer, type RequestEnvelope } from "../lib/generate/mod.ts";
 import { type MockAnswerContext, startMockLlmServer } from "../tests/fakes/mock_llm_server.ts";
 
@@ -54,7 +54,7 @@ function portFromArgs(args: string[]): number {
 }
 
 if (import.meta.main) {
-  const secrets = secretsFromEnv((name) => Deno.env.get(name));
+  const secrets = loadConfig((name) => Deno.env.get(name)).secrets;
   const server = await startMockLlmServer({
     port: portFromArgs(Deno.args),
     answer: answerGenerateEnvelope,

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { findChromium, launchChromium } from "../lib/preview/mod.ts";
 import { type GatewayFixture, gatewayFixture } from "./fakes/chat_gateway.ts";
 
-const CHROMIUM = findChromium((name) => Deno.env.get(name));
+const CHROMIUM = findChromium(Deno.env.get("SYN_CHROMIUM"));
 if (!CHROMIUM) {
   console.warn(
     "skipping the chat page browser tests: no Chromium installed (apt-get install chromium)",

@@ -1,64 +1,63 @@
 import assert from "node:assert/strict";
+import { CONFIG_VARIABLES } from "../lib/core/mod.ts";
+import { configTableMarkdown } from "../scripts/config_table.ts";
 
 /**
- * `.env.sample` lists exactly the environment variables the code reads: every name the
- * sources read by literal (`env("NAME")`, `io.env("NAME")`, `Deno.env.get("NAME")`) is
- * listed, and every listed name is read somewhere.
+ * `.env.sample` and `docs/configuration.md` follow the one table of variables
+ * (`CONFIG_VARIABLES`): every configurable entry is listed, nothing else, secrets are
+ * marked as such.
  */
 const root = new URL("../", import.meta.url);
+const configurable = CONFIG_VARIABLES.filter((entry) => !entry.system);
 
-function* sources(directory: URL): Generator<URL> {
-  for (const entry of Deno.readDirSync(directory)) {
-    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), directory);
-    if (entry.isDirectory) yield* sources(url);
-    else if (entry.name.endsWith(".ts") && !/_test\.ts$|_bench\.ts$/.test(entry.name)) yield url;
-  }
+function sampleLines(): string[] {
+  return Deno.readTextFileSync(new URL(".env.sample", root)).split("\n");
 }
-
-const READ = /\benv(?:\.get)?\(\s*["']([A-Z][A-Z0-9_]*)["']/g;
-/** Names read through a constant list, e.g. `SECRET_ENV_NAMES`, appear as quoted literals. */
-const LITERAL = /["']([A-Z][A-Z0-9]*_[A-Z0-9_]+)["']/g;
-
-/** The system's own variables: read (where `bwrap` is, say), never configured through syn. */
-const SYSTEM = new Set(["PATH", "HOME"]);
 
 function sampleNames(): string[] {
-  const text = Deno.readTextFileSync(new URL(".env.sample", root));
-  return [...text.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]);
+  return sampleLines().flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
 }
 
-Deno.test(".env.sample lists every variable the code reads", () => {
-  const listed = new Set(sampleNames());
-  const missing: string[] = [];
-  for (const directory of ["lib/", "main.ts"]) {
-    const url = new URL(directory, root);
-    const files = directory.endsWith("/") ? [...sources(url)] : [url];
-    for (const file of files) {
-      for (const match of Deno.readTextFileSync(file).matchAll(READ)) {
-        if (!listed.has(match[1]) && !SYSTEM.has(match[1])) {
-          missing.push(`${match[1]} (${file.pathname.slice(root.pathname.length)})`);
-        }
-      }
-    }
-  }
-  assert.deepEqual(missing, []);
+/** The comment block right above `NAME=` in the sample. */
+function commentOf(name: string): string {
+  const lines = sampleLines();
+  let index = lines.findIndex((line) => line.startsWith(`${name}=`)) - 1;
+  const comment: string[] = [];
+  while (index >= 0 && lines[index].startsWith("#")) comment.unshift(lines[index--]);
+  return comment.join("\n");
+}
+
+Deno.test(".env.sample lists every variable of the table and nothing else, once each", () => {
+  const names = sampleNames();
+  assert.deepEqual(names, [...new Set(names)], "a name is listed twice");
+  assert.deepEqual([...names].sort(), configurable.map((entry) => entry.name).sort());
 });
 
-Deno.test(".env.sample lists no variable that nothing reads", () => {
-  let corpus = Deno.readTextFileSync(new URL("main.ts", root));
-  for (const file of sources(new URL("lib/", root))) corpus += Deno.readTextFileSync(file);
-  const literals = new Set([...corpus.matchAll(LITERAL)].map((match) => match[1]));
-  const unread = sampleNames().filter((name) => !literals.has(name));
-  assert.deepEqual(unread, []);
+Deno.test(".env.sample says which variables are secrets", () => {
+  for (const entry of configurable) {
+    const comment = commentOf(entry.name);
+    if (entry.secret === "value") assert.match(comment, /secret/i, entry.name);
+    if (entry.secret === "credentials") assert.match(comment, /credentials/i, entry.name);
+  }
 });
 
 Deno.test(".env.sample has an empty value and a comment for every variable", () => {
-  const lines = Deno.readTextFileSync(new URL(".env.sample", root)).split("\n");
+  const lines = sampleLines();
   lines.forEach((line, index) => {
     const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
     if (!match) return;
     assert.equal(match[2], "", `${match[1]} must be empty in the sample`);
     assert.match(lines[index - 1] ?? "", /^#/, `${match[1]} needs a comment line above it`);
   });
+});
+
+/** The cells of a Markdown table's rows, trimmed (column padding does not matter). */
+function tableRows(markdown: string): string[][] {
+  return markdown.split("\n").filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
+    .map((line) => line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim()));
+}
+
+Deno.test("docs/configuration.md holds the table of every variable", () => {
+  const page = Deno.readTextFileSync(new URL("docs/configuration.md", root));
+  assert.deepEqual(tableRows(page), tableRows(configTableMarkdown()));
 });

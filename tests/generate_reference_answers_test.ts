@@ -5,6 +5,7 @@
  * validator service and persisted. Whatever the schema accepts must never be a
  * `bad_response`, so no change to normalization can reject the reference data again.
  */
+import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { FakeClock } from "./fakes/fake_clock.ts";
 import {
@@ -86,7 +87,7 @@ async function withWorld(
   });
   const validatorServer = await startCountingValidator();
   const validator = await connectValidator({
-    env: (name) => validatorServer.env[name],
+    config: loadConfig((name) => validatorServer.env[name]),
     selfCommand: [],
   });
   try {
@@ -105,11 +106,11 @@ async function withWorld(
       const clock = new FakeClock(Date.UTC(2025, 9, 2));
       const external = createExternalGenerator(
         provider,
-        resolveModelConfig(provider, { env: (name) => env[name] }),
+        resolveModelConfig(provider, { config: loadConfig((name) => env[name]) }),
         { clock, random: () => 0 },
       );
       const config = resolveGenerateConfig({ engine: provider, strict: true }, {
-        env: () => undefined,
+        config: loadConfig(() => undefined),
         cwd: work.path,
       });
       return runGeneration(prompt, config, {

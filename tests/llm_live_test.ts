@@ -2,6 +2,7 @@
  * Live smoke tests against the real providers. Ignored unless LABS_EXTERNAL_LIVE=1 and
  * the provider's key are set; the reason is printed once per provider.
  */
+import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { createLanguageModel, type ProviderName, resolveModelConfig } from "../lib/llm/mod.ts";
 
@@ -31,7 +32,7 @@ for (const provider of ["openai", "gemini", "anthropic"] as const) {
     name: `live ${provider}: a JSON answer and a stream`,
     ignore: ignoreUnlessLive(provider),
     fn: async () => {
-      const model = createLanguageModel(resolveModelConfig(provider, { env }));
+      const model = createLanguageModel(resolveModelConfig(provider, { config: loadConfig(env) }));
       assert.equal(model.mode, "live");
       const result = await model.generate({
         prompt: "Give a short title for a calm blue visual scene.",

@@ -2,6 +2,7 @@
  * The Labs v0.3.4 test matrix for lib/llm, over real HTTP on 127.0.0.1 against
  * tests/fakes/mock_llm_server.ts, for every provider's wire format.
  */
+import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { FakeClock } from "./fakes/fake_clock.ts";
 import {
@@ -50,7 +51,7 @@ function modelFor(
     [`${prefix}_ENDPOINT`]: options.endpoint ?? baseUrl(server, provider),
     ...options.env,
   };
-  const config = resolveModelConfig(provider, { env: (name) => env[name] });
+  const config = resolveModelConfig(provider, { config: loadConfig((name) => env[name]) });
   const clock = new FakeClock(Date.parse("2025-01-01T00:00:00Z"));
   const model = createLanguageModel(config, { clock, random: () => 0 });
   return { model, clock };
@@ -87,15 +88,15 @@ Deno.test("mock server: endpoint precedence flag > env > default reaches the rig
   };
   const fromFlag = resolveModelConfig("openai", {
     flags: { endpoint: server.openaiUrl },
-    env: (name) => env[name],
+    config: loadConfig((name) => env[name]),
   });
   await createLanguageModel(fromFlag).generate({ prompt: "flag" });
-  const fromEnv = resolveModelConfig("openai", { env: (name) => env[name] });
+  const fromEnv = resolveModelConfig("openai", { config: loadConfig((name) => env[name]) });
   await createLanguageModel(fromEnv).generate({ prompt: "env" });
   assert.equal(server.requests.length, 1);
   assert.equal(other.requests.length, 1);
   assert.equal(
-    resolveModelConfig("openai", { env: () => undefined }).endpoint,
+    resolveModelConfig("openai", { config: loadConfig(() => undefined) }).endpoint,
     "https://api.openai.com/v1",
   );
 });
@@ -117,13 +118,15 @@ Deno.test("mock server: Authorization only in live mode with a key", async () =>
     OPENAI_ENDPOINT: server.openaiUrl,
   };
   const compatible = createLanguageModel(
-    resolveModelConfig("openai-compatible", { env: (name) => compatibleEnv[name] }),
+    resolveModelConfig("openai-compatible", { config: loadConfig((name) => compatibleEnv[name]) }),
   );
   await compatible.generate({ prompt: "x" });
   assert.equal(server.requests.at(-1)?.headers.authorization, undefined);
 
   const mockEnv: Record<string, string> = { ...KEYS, OPENAI_ENDPOINT: server.openaiUrl };
-  const mock = createLanguageModel(resolveModelConfig("openai", { env: (name) => mockEnv[name] }));
+  const mock = createLanguageModel(
+    resolveModelConfig("openai", { config: loadConfig((name) => mockEnv[name]) }),
+  );
   await mock.generate({ prompt: "x" });
   assert.equal(server.requests.length, 2, "mock mode sends nothing");
 });
@@ -403,7 +406,7 @@ Deno.test("mock server openai-compatible: no key, and streamed deltas concatenat
     OPENAI_ENDPOINT: server.openaiUrl,
   };
   const model = createLanguageModel(
-    resolveModelConfig("openai-compatible", { env: (name) => env[name] }),
+    resolveModelConfig("openai-compatible", { config: loadConfig((name) => env[name]) }),
   );
   const { deltas, finish, error } = await collect(model, { prompt: "x", maxTokens: 20 });
   assert.equal(error, undefined);
@@ -470,10 +473,13 @@ Deno.test("mock server: a closed port is a network_error", async () => {
     OPENAI_ENDPOINT: `http://127.0.0.1:${port}/v1`,
   };
   const clock = new FakeClock();
-  const model = createLanguageModel(resolveModelConfig("openai", { env: (name) => env[name] }), {
-    clock,
-    random: () => 0,
-  });
+  const model = createLanguageModel(
+    resolveModelConfig("openai", { config: loadConfig((name) => env[name]) }),
+    {
+      clock,
+      random: () => 0,
+    },
+  );
   const error = await failure(model.generate({ prompt: "x" }));
   assert.equal(error.reason, "network_error");
   assert.equal(error.attempts, 4);

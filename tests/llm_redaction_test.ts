@@ -1,3 +1,4 @@
+import { loadConfig } from "../lib/core/mod.ts";
 import { childEnv } from "./fakes/child_env.ts";
 import { FakeClock } from "./fakes/fake_clock.ts";
 /**
@@ -33,10 +34,13 @@ Deno.test("redaction: errors, logs and results never contain a key", async () =>
       ...KEYS,
       [`${provider.toUpperCase()}_ENDPOINT`]: urls[provider],
     };
-    const model = createLanguageModel(resolveModelConfig(provider, { env: (name) => env[name] }), {
-      clock: new FakeClock(),
-      log: (line) => written.push(line),
-    });
+    const model = createLanguageModel(
+      resolveModelConfig(provider, { config: loadConfig((name) => env[name]) }),
+      {
+        clock: new FakeClock(),
+        log: (line) => written.push(line),
+      },
+    );
     written.push(JSON.stringify(await model.generate({ prompt: "hello", traceId: "t1" })));
     // Every 401 echoes the received key, as real providers partly do.
     const faults = [["401"], ["429", "429", "429", "429"], ["500", "ok"], ["malformed"]];
@@ -83,11 +87,14 @@ Deno.test("redaction: a key in an endpoint's query is masked in logs, errors and
     ]
   ) {
     const env: Record<string, string> = { ...KEYS, GEMINI_ENDPOINT: endpoint };
-    const config = resolveModelConfig("gemini", { env: (name) => env[name] });
+    const config = resolveModelConfig("gemini", { config: loadConfig((name) => env[name]) });
     const mock = createLanguageModel(config);
     written.push(mock.endpoint, JSON.stringify(await mock.generate({ prompt: "x" })));
     const live = createLanguageModel(
-      resolveModelConfig("gemini", { flags: { live: true }, env: (name) => env[name] }),
+      resolveModelConfig("gemini", {
+        flags: { live: true },
+        config: loadConfig((name) => env[name]),
+      }),
       { clock: new FakeClock(), log: (line) => written.push(line) },
     );
     written.push(live.endpoint);
@@ -110,11 +117,14 @@ Deno.test("redaction: a key cut short by a truncated error message is still mask
   // "SYNFAKEKEY-gem", which no key pattern recognizes.
   const message = `${"x".repeat(257)} Incorrect API key provided: ${key}`;
   const written: string[] = [];
-  const model = createLanguageModel(resolveModelConfig("gemini", { env: (name) => env[name] }), {
-    clock: new FakeClock(),
-    log: (line) => written.push(line),
-    fetch: () => Promise.resolve(Response.json({ error: { message } }, { status: 401 })),
-  });
+  const model = createLanguageModel(
+    resolveModelConfig("gemini", { config: loadConfig((name) => env[name]) }),
+    {
+      clock: new FakeClock(),
+      log: (line) => written.push(line),
+      fetch: () => Promise.resolve(Response.json({ error: { message } }, { status: 401 })),
+    },
+  );
   const error = await rejection(model.generate({ prompt: "x" }), ProviderError);
   assert.equal(error.reason, "auth_error");
   written.push(error.message, error.detail, JSON.stringify(error), JSON.stringify(error.data));
@@ -150,9 +160,12 @@ Deno.test("redaction: the demo server's stdout and stderr never contain a key", 
       ...KEYS,
       [`${provider.toUpperCase()}_ENDPOINT`]: `${base}/fault/401${path}`,
     };
-    const model = createLanguageModel(resolveModelConfig(provider, { env: (name) => env[name] }), {
-      log: (line) => written.push(line),
-    });
+    const model = createLanguageModel(
+      resolveModelConfig(provider, { config: loadConfig((name) => env[name]) }),
+      {
+        log: (line) => written.push(line),
+      },
+    );
     const error = await rejection(model.generate({ prompt: "x" }), ProviderError);
     assert.equal(error.reason, "auth_error");
     written.push(error.message);

@@ -120,7 +120,7 @@ Deno.test("mcp-serve --http serves the validator's tools and resources to the of
 });
 
 Deno.test("mcp-serve --http takes SYN_SERVER_TOKEN, keeps it off stderr, and writes it only to a 0600 ready file", async () => {
-  const token = "team-token-0123456789abcdef";
+  const token = "team-token-0123456789abcdef-0123456";
   await withServer(["--http", "127.0.0.1:0"], async (server) => {
     assert.equal(server.token, "env:SYN_SERVER_TOKEN");
     assert.ok(!server.stderr().includes(token), "the token is not logged");
@@ -144,7 +144,7 @@ Deno.test("mcp-serve --http refuses --no-auth off loopback and short tokens at s
     env: { SYN_SERVER_TOKEN: "short" },
   });
   assert.equal(weak.code, 2, weak.stderr);
-  assert.match(weak.stderr, /SYN_SERVER_TOKEN must be 16 or more printable characters/);
+  assert.match(weak.stderr, /SYN_SERVER_TOKEN must be 32 or more printable characters/);
 });
 
 Deno.test("mcp-serve --http --no-auth on loopback says what it allows and serves without a token", async () => {

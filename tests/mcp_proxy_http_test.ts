@@ -15,7 +15,7 @@ import { connectHttpClient, spawnHttpServer } from "./fakes/mcp_http_child.ts";
 const FAKE = new URL("./fakes/fake_mcp_records.ts", import.meta.url).pathname;
 
 async function eventsOf(stateDir: string): Promise<Map<string, StoredToolEvent[]>> {
-  await using store = await openEventStore(stateDir, () => undefined);
+  await using store = await openEventStore(stateDir, undefined);
   const bySession = new Map<string, StoredToolEvent[]>();
   for (const session of await store.getSessions()) {
     bySession.set(session.session_id, await store.getBySession(session.session_id));

@@ -42,7 +42,7 @@ async function throughProxy<T>(
     upstream: { kind: "stdio", command, args, env: childEnv() },
     stateDir,
     allowWrites: false,
-    env: () => undefined,
+    secrets: [],
     report: (line) => lines.push(line),
     transport: serverSide,
     sessionId,
@@ -118,7 +118,7 @@ Deno.test("syn mcp-proxy passes tools, errors, progress, resources and prompts t
     } finally {
       await client.close();
     }
-    await using store = await openEventStore(`${dir}/state`, () => undefined);
+    await using store = await openEventStore(`${dir}/state`, undefined);
     const [session] = await store.getSessions();
     const events = await store.getBySession(session.session_id);
     assert.deepEqual(

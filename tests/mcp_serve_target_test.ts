@@ -1,9 +1,11 @@
 /** Where `syn mcp-serve` listens: flags over the environment, read like the client reads it. */
 import assert from "node:assert/strict";
-import { UsageError } from "../lib/core/mod.ts";
+import { loadConfig, SynError, UsageError } from "../lib/core/mod.ts";
 import { resolveServeTarget } from "../lib/cli/mcp_serve.ts";
 
-const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const isConfigError = (error: unknown) =>
+  error instanceof SynError && error.code === "validator_config";
+const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 
 Deno.test("resolveServeTarget() serves stdio when nothing is configured", () => {
   assert.deepEqual(resolveServeTarget({}, envOf({})), { mode: "stdio" });
@@ -63,7 +65,7 @@ Deno.test("resolveServeTarget() falls back to tcp with one warning for an unknow
   assert.match(warnings[0], /MCP_ENDPOINT="http".*using tcp/);
 });
 
-Deno.test("resolveServeTarget() rejects what cannot work with a usage error", () => {
+Deno.test("resolveServeTarget() rejects what cannot work: flags (usage), MCP_* (validator_config)", () => {
   const cases: [Parameters<typeof resolveServeTarget>[0], Record<string, string>, RegExp][] = [
     [{ stdio: true, tcp: "127.0.0.1:1" }, {}, /choose one/],
     [{ tcp: "nohost" }, {}, /HOST:PORT/],
@@ -77,7 +79,9 @@ Deno.test("resolveServeTarget() rejects what cannot work with a usage error", ()
   for (const [flags, env, message] of cases) {
     assert.throws(
       () => resolveServeTarget(flags, envOf(env)),
-      (error) => error instanceof UsageError && message.test(error.message),
+      (error) =>
+        (Object.keys(env).length ? isConfigError(error) : error instanceof UsageError) &&
+        message.test((error as Error).message),
       JSON.stringify({ flags, env }),
     );
   }

@@ -1,4 +1,5 @@
 /** `connectValidator` against real processes and sockets, as `generate` will use it. */
+import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
 import { connectValidator, createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
@@ -8,7 +9,7 @@ import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
 import { newService } from "./mcp_channels.ts";
 
-const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 
 async function withReadyDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await Deno.makeTempDir({ prefix: "syn_mcp_client_" });
@@ -23,7 +24,7 @@ Deno.test("connectValidator() with nothing configured runs our own mcp-serve --s
   await withReadyDir(async (dir) => {
     const warnings: string[] = [];
     const client = await connectValidator({
-      env: envOf({ MCP_READY_FILE: `${dir}/ready` }),
+      config: envOf({ MCP_READY_FILE: `${dir}/ready` }),
       selfCommand: SELF_COMMAND,
       warn: (line) => warnings.push(line),
     });
@@ -45,7 +46,7 @@ Deno.test("connectValidator() gives its own child a ready file of its own, remov
       .map((entry) => entry.name)
       .filter((name) => name.startsWith(`syn-mcp-${Deno.pid}-`) && name.endsWith(".ready"));
   const before = ownReadyFiles();
-  const client = await connectValidator({ env: envOf({}), selfCommand: SELF_COMMAND });
+  const client = await connectValidator({ config: envOf({}), selfCommand: SELF_COMMAND });
   assert.equal((await client.call("list_schemas")).ok, true);
   const during = ownReadyFiles().filter((name) => !before.includes(name));
   assert.equal(during.length, 1, "one ready file for the child");
@@ -61,7 +62,7 @@ Deno.test({
   async fn() {
     await withReadyDir(async (dir) => {
       const client = await connectValidator({
-        env: envOf({
+        config: envOf({
           SYN_SCHEMAS_DIR: sharedPath(CONFORMANCE_SCHEMAS),
           MCP_READY_FILE: `${dir}/r`,
         }),
@@ -89,7 +90,10 @@ Deno.test("connectValidator() uses MCP_ADAPTER_CMD and reports a child that dies
        Deno.exit(3);`,
     );
     const client = await connectValidator({
-      env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: `"${Deno.execPath()}" run ${script}` }),
+      config: envOf({
+        MCP_ENDPOINT: "stdio",
+        MCP_ADAPTER_CMD: `"${Deno.execPath()}" run ${script}`,
+      }),
       selfCommand: SELF_COMMAND,
       timeoutMs: 5_000,
     });
@@ -123,7 +127,7 @@ Deno.test("connectValidator() does not hand the provider keys to a stdio validat
     const lines: string[] = [];
     try {
       const client = await connectValidator({
-        env: envOf({
+        config: envOf({
           MCP_ENDPOINT: "stdio",
           MCP_ADAPTER_CMD: `"${Deno.execPath()}" run --allow-env ${script}`,
         }),
@@ -155,7 +159,10 @@ Deno.test("connectValidator() close() stops a stdio child that ignores its input
     );
     const warnings: string[] = [];
     const client = await connectValidator({
-      env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: `"${Deno.execPath()}" run ${script}` }),
+      config: envOf({
+        MCP_ENDPOINT: "stdio",
+        MCP_ADAPTER_CMD: `"${Deno.execPath()}" run ${script}`,
+      }),
       selfCommand: SELF_COMMAND,
       warn: (line) => warnings.push(line),
       timeoutMs: 200,
@@ -176,7 +183,7 @@ Deno.test("connectValidator() close() stops a stdio child that ignores its input
 
 Deno.test("connectValidator() reports a missing adapter binary as transport_error", async () => {
   const client = await connectValidator({
-    env: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: "/nonexistent/adapter --x" }),
+    config: envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: "/nonexistent/adapter --x" }),
     selfCommand: SELF_COMMAND,
   });
   const verdict = await client.validateAsset({});
@@ -199,7 +206,7 @@ Deno.test("connectValidator() over tcp and socket, with the deprecation warning"
   try {
     const warnings: string[] = [];
     const overTcp = await connectValidator({
-      env: envOf({
+      config: envOf({
         MCP_ENDPOINT: "tcp",
         MCP_HOST: "127.0.0.1",
         MCP_PORT: tcp.address.split(":")[1],
@@ -215,7 +222,7 @@ Deno.test("connectValidator() over tcp and socket, with the deprecation warning"
     });
     assert.equal(warnings.filter((line) => line.includes("SYN_SCHEMAS_DIR")).length, 1);
     const overSocket = await connectValidator({
-      env: envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socket.address }),
+      config: envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socket.address }),
       selfCommand: SELF_COMMAND,
     });
     assert.equal(overSocket.transport, "socket");
@@ -238,7 +245,7 @@ Deno.test("connectValidator() calls resolve with transport_error when the server
     () => createValidatorHandler(service),
   );
   const client = await connectValidator({
-    env: envOf({ MCP_PORT: server.address.split(":")[1] }),
+    config: envOf({ MCP_PORT: server.address.split(":")[1] }),
     selfCommand: SELF_COMMAND,
   });
   const first = client.call("list_schemas");
@@ -271,7 +278,7 @@ Deno.test("connectValidator() starts a stdio child with NO_COLOR=1 and our DENO_
     );
     const lines: string[] = [];
     const client = await connectValidator({
-      env: envOf({
+      config: envOf({
         MCP_ENDPOINT: "stdio",
         MCP_ADAPTER_CMD: `"${Deno.execPath()}" run --allow-env ${script}`,
         // Only in the configuration (as from .env), not in this process's environment.

@@ -22,7 +22,7 @@ import { formatValue } from "../lib/preview/page/parameters.js";
 import { runSyn } from "./fakes/cli_io.ts";
 import { exists, sharedPath } from "./fakes/shared.ts";
 
-const CHROMIUM = findChromium((name) => Deno.env.get(name));
+const CHROMIUM = findChromium(Deno.env.get("SYN_CHROMIUM"));
 if (!CHROMIUM) {
   console.warn(
     "skipping the preview browser tests: no Chromium installed (apt-get install chromium)",

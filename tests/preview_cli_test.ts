@@ -16,7 +16,7 @@ import { loadSchemaStore } from "../lib/schema/mod.ts";
 import { runSyn, startSyn } from "./fakes/cli_io.ts";
 
 const BASELINE = new URL("../schemas/examples/canonical-baseline.json", import.meta.url).pathname;
-const CHROMIUM = findChromium((name) => Deno.env.get(name));
+const CHROMIUM = findChromium(Deno.env.get("SYN_CHROMIUM"));
 if (!CHROMIUM) console.warn("skipping the preview --png tests: no Chromium installed");
 
 Deno.test("the preview handler serves the page, its fixed files and the documents, nothing else", async () => {

@@ -94,7 +94,7 @@ const chromiumEnv: Record<string, string> = Deno.env.get("SYN_CHROMIUM")
 const MISSING: Record<string, () => Promise<string | undefined>> = {
   chromium: () =>
     Promise.resolve(
-      findChromium((name) => chromiumEnv[name]) ? undefined : "needs Chromium, and none was found",
+      findChromium(chromiumEnv.SYN_CHROMIUM) ? undefined : "needs Chromium, and none was found",
     ),
   bubblewrap: async () =>
     (await detectBubblewrap(PATH)) ? undefined : "needs bubblewrap (bwrap), which cannot run here",

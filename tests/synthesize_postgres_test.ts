@@ -52,8 +52,7 @@ Deno.test({
   ignore,
   async fn() {
     await using database = await freshDatabase();
-    const env = (name: string) => name === "SYN_EVENT_STORE" ? database.url : undefined;
-    const store = await openEventStore("/nonexistent/state", env);
+    const store = await openEventStore("/nonexistent/state", database.url);
     try {
       assert.equal(
         store.location,

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { neutralizeTerminalText, secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import { neutralizeTerminalText, type SynConfig, SynError, UsageError } from "../core/mod.ts";
 import {
   type ChatFluxConfig,
   ChatSession,
@@ -12,6 +12,7 @@ import {
   createLanguageModel,
   type LanguageModel,
   type ProviderName,
+  PROVIDERS,
   resolveModelConfig,
 } from "../llm/mod.ts";
 import { registerPromotedComposites } from "../synthesize/mod.ts";
@@ -19,22 +20,15 @@ import { baselineRegistry, type ToolRegistry, ToolSession } from "../tools/mod.t
 import type { CliIo } from "./io.ts";
 
 /** `--engine` values; `auto` picks a provider whose key is set, else the template backend. */
-export const CHAT_ENGINES = [
-  "auto",
-  "template",
-  "openai",
-  "anthropic",
-  "gemini",
-  "openai-compatible",
-] as const;
+export const CHAT_ENGINES = ["auto", "template", ...PROVIDERS] as const;
 export type ChatEngine = typeof CHAT_ENGINES[number];
 
 /** The provider `auto` chooses: the first key that is set, then a local OpenAI-compatible server. */
-export function autoEngine(env: (name: string) => string | undefined): ChatEngine {
-  if (env("OPENAI_API_KEY")) return "openai";
-  if (env("ANTHROPIC_API_KEY")) return "anthropic";
-  if (env("GEMINI_API_KEY")) return "gemini";
-  if (env("OPENAI_ENDPOINT")) return "openai-compatible";
+export function autoEngine({ llm }: Pick<SynConfig, "llm">): ChatEngine {
+  if (llm.openai.apiKey) return "openai";
+  if (llm.anthropic.apiKey) return "anthropic";
+  if (llm.gemini.apiKey) return "gemini";
+  if (llm.openai.endpoint) return "openai-compatible";
   return "template";
 }
 
@@ -44,10 +38,10 @@ export function chatModel(
   io: CliIo,
   flags: { model?: string; endpoint?: string },
 ): LanguageModel {
-  const chosen = engine === "auto" ? autoEngine(io.env) : engine;
+  const chosen = engine === "auto" ? autoEngine(io.config) : engine;
   if (chosen === "template") return templateModel();
   const config = resolveModelConfig(chosen as ProviderName, {
-    env: io.env,
+    config: io.config,
     flags: { ...flags, live: true },
   });
   return createLanguageModel(config);
@@ -104,7 +98,7 @@ export async function openChatSession(
   const trace = env.stateDir
     ? openChatTraceFile(env.stateDir, id, { logContent: env.logContent }).write
     : undefined;
-  const secrets = secretsFromEnv(io.env);
+  const secrets = io.config.secrets;
   const tools = await ToolSession.open({
     registry: await chatToolRegistry(env, io.stderr),
     root: env.root,

@@ -5,9 +5,9 @@
  * tells the operator the URL and the token.
  */
 import {
+  chooseServerToken,
   errorMessage,
-  isLoopbackHostname,
-  newServerToken,
+  type SynConfig,
   SynError,
   UsageError,
 } from "../core/mod.ts";
@@ -47,8 +47,8 @@ export interface HttpServeTarget {
  */
 export function resolveHttpTarget(
   flags: { http?: string; "allow-host"?: string[]; "no-auth"?: boolean },
-  env: (name: string) => string | undefined,
-  newToken: () => string = newServerToken,
+  config: Pick<SynConfig, "serverToken">,
+  newToken?: () => string,
 ): HttpServeTarget | undefined {
   const allowHosts = flags["allow-host"] ?? [];
   if (flags.http === undefined) {
@@ -62,20 +62,13 @@ export function resolveHttpTarget(
   if (allowHosts.some((name) => !/^[^\s/:@[\]]+$/.test(name) && !ipv6.test(name))) {
     throw new UsageError("--allow-host takes a host name without port or scheme");
   }
-  if (flags["no-auth"]) {
-    if (!isLoopbackHostname(hostname)) {
-      throw new UsageError(
-        `--no-auth is refused on ${hostname}: it is not a loopback address, ` +
-          "so a token is required (set SYN_SERVER_TOKEN or let one be generated)",
-      );
-    }
-    return { hostname, port, token: undefined, tokenFromEnv: false, allowHosts };
-  }
-  const fromEnv = env("SYN_SERVER_TOKEN")?.trim();
-  if (fromEnv && !/^[\x21-\x7e]{16,}$/.test(fromEnv)) {
-    throw new UsageError("SYN_SERVER_TOKEN must be 16 or more printable characters, no spaces");
-  }
-  return { hostname, port, token: fromEnv || newToken(), tokenFromEnv: !!fromEnv, allowHosts };
+  const { token, given } = chooseServerToken({
+    hostname,
+    noAuth: flags["no-auth"] ?? false,
+    given: config.serverToken,
+    newToken,
+  });
+  return { hostname, port, token, tokenFromEnv: given, allowHosts };
 }
 
 /** What a started server tells the operator. */

@@ -38,7 +38,7 @@ export async function openToolsServing(
   const base = toolSessionOptions({ ...values, allowHosts: values["net-allow-host"] }, io);
   (await openToolSession(base)).close();
   const stateDir = base.stateDir!;
-  const store: EventStore = await openEventStore(stateDir, io.env);
+  const store: EventStore = await openEventStore(stateDir, io.config.eventStore);
   const recorder = new ToolCallRecorder(store, {
     secrets: base.secrets,
     onError: (line) => log(`mcp:warn recording ${line}`),

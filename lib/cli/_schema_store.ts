@@ -8,12 +8,9 @@ import type { CliIo } from "./io.ts";
  * as unset.
  */
 export function storeFromEnv(io: CliIo): Promise<SchemaStore> {
-  const dir = (name: string) => {
-    const value = io.env(name);
-    return value ? resolve(io.cwd, value) : undefined;
-  };
+  const dir = (value: string | undefined) => value ? resolve(io.cwd, value) : undefined;
   return loadSchemaStore({
-    schemasDir: dir("SYN_SCHEMAS_DIR"),
-    examplesDir: dir("SYN_EXAMPLES_DIR"),
+    schemasDir: dir(io.config.schemasDir),
+    examplesDir: dir(io.config.examplesDir),
   });
 }

@@ -37,7 +37,10 @@ export async function mine(
     top: numberFlag("top", values.top, { integer: true, min: 1, max: 100_000 }) ?? 20,
     collapseRepeats: values["collapse-repeats"] ?? false,
   };
-  await using store = await openEventStore(helpers.stateDirectory(io, values["state-dir"]), io.env);
+  await using store = await openEventStore(
+    helpers.stateDirectory(io, values["state-dir"]),
+    io.config.eventStore,
+  );
   const mined = await mineStoredChains(store, options);
   if (values.json) {
     const document = {

@@ -49,7 +49,7 @@ export async function runPipeline(
     const { report } = await helpers.ingest(ingestArgs, quiet);
     if (report) await stage(`ingest: ${describeIngest(report, values.ingest.length)}`);
   }
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   const rows = await synthesisPipeline(store, new SynthesizedRegistry(stateDir), {
     config,
     top,

@@ -60,12 +60,12 @@ export async function runSynthesisCommand(
   const top = numberFlag("top", values.top, { integer: true, min: 1, max: 1000 }) ?? 1;
   const config = await configOf(io, values.config);
   const engine = synthesisEngine(values.engine ?? "deterministic", config, {
-    env: io.env,
+    config: io.config,
     model: values.model,
     endpoint: values.endpoint,
   });
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   const minSupport = numberFlag("min-support", values["min-support"], { min: 0, max: 1 }) ?? 0;
   const registry = new SynthesizedRegistry(stateDir);
   const { chains, written } = await runSynthesis(store, registry, {
@@ -198,7 +198,7 @@ export async function validateTool(
   const registry = new SynthesizedRegistry(stateDir);
   const entry = await registry.get(positionals[0]);
   if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   await using executor = values.execute
     ? await executionTarget(io, entry.tool, values, upstreamCommand)
     : undefined;
@@ -312,7 +312,7 @@ export async function reportSavings(
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
   const wanted: ToolStatus[] = values["include-testing"] ? ["PROMOTED", "TESTING"] : ["PROMOTED"];
   const registry = new SynthesizedRegistry(stateDir);
-  await using store = await openEventStore(stateDir, io.env);
+  await using store = await openEventStore(stateDir, io.config.eventStore);
   const { composites, report } = await storedSavingsReport(store, registry, wanted);
   if (values.json) {
     await io.stdout(

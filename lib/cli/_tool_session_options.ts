@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
+import { SynError, UsageError } from "../core/mod.ts";
+import { stateDirectory } from "./_state_dir.ts";
 import { isCapability, ToolSession, type ToolSessionOptions } from "../tools/mod.ts";
 import { numberFlag } from "./args.ts";
 import type { CliIo } from "./io.ts";
@@ -27,11 +28,6 @@ export interface SandboxFlagValues {
   allowHosts?: string[];
 }
 
-/** The state folder: `--state-dir`, else `$SYN_STATE_DIR`, else `.syn/` here. */
-export function stateDirOf(values: { "state-dir"?: string }, io: CliIo): string {
-  return resolve(io.cwd, values["state-dir"] ?? io.env("SYN_STATE_DIR") ?? ".syn");
-}
-
 /**
  * A tool session's options from the sandbox flags, checked the same way wherever syn's
  * tools run: `--root` required, every `--grant` a capability, `--timeout-s` in range.
@@ -50,11 +46,11 @@ export function toolSessionOptions(values: SandboxFlagValues, io: CliIo): ToolSe
     shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(","))
       .map((name) => name.trim()).filter(Boolean),
     bubblewrap: values["no-bubblewrap"] ? "off" : "auto",
-    bubblewrapSearchPath: io.env("PATH"),
-    stateDir: stateDirOf(values, io),
+    bubblewrapSearchPath: io.config.system.path,
+    stateDir: stateDirectory(io, values["state-dir"]),
     cache: !values["no-cache"],
     maxTimeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
-    secrets: secretsFromEnv(io.env),
+    secrets: io.config.secrets,
   };
 }
 

@@ -1,9 +1,8 @@
 import { resolve } from "node:path";
 import {
+  chooseServerToken,
   errorMessage,
-  isLoopbackHostname,
   neutralizeTerminalText,
-  newServerToken,
   serveLocal,
   UsageError,
 } from "../core/mod.ts";
@@ -30,6 +29,7 @@ import {
   openChatSession,
 } from "./_chat_backend.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { chosenStateDirectory } from "./_state_dir.ts";
 
 export const help =
   `syn chat — streaming agent chat: a REPL, and a WebSocket gateway with a web page
@@ -179,7 +179,7 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     entropy_budget: numberFlag("entropy-budget", values["entropy-budget"], { min: 0, max: 1000 }) ??
       DEFAULT_CHAT_FLUX_CONFIG.entropy_budget,
   };
-  const stateFlag = values["state-dir"] ?? io.env("SYN_STATE_DIR");
+  const stateDir = chosenStateDirectory(io, values["state-dir"]);
   const { root, temporary } = await chatRoot(values.root, io);
   let model;
   try {
@@ -187,8 +187,7 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
-  const stateDir = stateFlag ? resolve(io.cwd, stateFlag) : undefined;
-  const key = io.env("SYN_CHAT_KEY") || undefined;
+  const key = io.config.chat.key;
   return {
     model,
     config,
@@ -203,9 +202,9 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     key,
     // One memory store per process, shared by every session (each takes its own view).
     memory: stateDir ? MemoryStore.open(stateDir, { key }) : undefined,
-    memoryAcrossSessions: io.env("SYN_CHAT_MEMORY_SCOPE") === "all_sessions",
+    memoryAcrossSessions: io.config.chat.memoryAcrossSessions,
     // Composites only from a state folder the user named: a cloned repository's ./.syn is not trusted.
-    compositesDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
+    compositesDir: stateDir,
   };
 }
 
@@ -475,26 +474,10 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
   return EXIT.ok;
 }
 
-/**
- * The gateway's bearer token: `SYN_SERVER_TOKEN`, else 256 fresh random bits. `--no-auth`
- * serves without one, and only on a loopback address; a wider bind always needs one.
- */
+/** The gateway's bearer token, by the rule every server shares (`chooseServerToken`). */
 function serverToken(values: Values, host: string, io: CliIo): string | undefined {
-  if (!values["no-auth"]) {
-    const given = io.env("SYN_SERVER_TOKEN");
-    if (given && given.length < 32) {
-      throw new UsageError(
-        "SYN_SERVER_TOKEN must be at least 32 characters (or unset: one is made)",
-      );
-    }
-    return given || newServerToken();
-  }
-  if (!isLoopbackHostname(host)) {
-    throw new UsageError(
-      `--no-auth is refused on ${host}: without a token anyone on the network could use every session and tool`,
-    );
-  }
-  return undefined;
+  const noAuth = values["no-auth"] ?? false;
+  return chooseServerToken({ hostname: host, noAuth, given: io.config.serverToken }).token;
 }
 
 function countFlag(

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import { redactValue, systemClock, UsageError } from "../core/mod.ts";
 import { LabsLog, openValidator, resolveLogDir, runCritique } from "../generate/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { readDocument } from "./_read_document.ts";
@@ -34,14 +34,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     "log-dir": { type: "string" },
   });
   if (positionals.length !== 1) throw new UsageError("give exactly one asset file");
-  const logDir = resolveLogDir(values["log-dir"], { env: io.env, cwd: io.cwd });
+  const logDir = resolveLogDir(values["log-dir"], { config: io.config, cwd: io.cwd });
   const path = resolve(io.cwd, positionals[0]);
   const asset = await readDocument(io, path, { stdinName: "-", maxBytes: MAX_ASSET_BYTES });
-  const secrets = secretsFromEnv(io.env);
+  const secrets = io.config.secrets;
   const log = new LabsLog(logDir, secrets);
   await log.prepare();
   const validator = await openValidator({
-    env: io.env,
+    config: io.config,
     selfCommand: io.selfCommand,
     warn: (line) =>
       void io.stderr(redactValue(`syn critique: ${line.replace(/\n$/, "")}\n`, secrets)),

@@ -2,7 +2,6 @@ import { resolve } from "node:path";
 import {
   errorMessage,
   redactValue,
-  secretsFromEnv,
   sweepTemporaries,
   systemClock,
   UsageError,
@@ -133,7 +132,7 @@ function configFrom(values: Values, io: CliIo): GenerateConfig {
     out: values.out,
     logDir: values["log-dir"],
     concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1, max: 64 }),
-  }, { env: io.env, cwd: io.cwd });
+  }, { config: io.config, cwd: io.cwd });
 }
 
 /** The prompts to run: the one positional prompt, or the lines of `--batch FILE`. */
@@ -174,7 +173,7 @@ interface Session {
   config: GenerateConfig;
   deps: GenerationDeps;
   validator: CountedValidator;
-  secrets: string[];
+  secrets: readonly string[];
   say: (line: string) => void | Promise<void>;
   io: CliIo;
 }
@@ -268,12 +267,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (config.engine === "deterministic" && (values.endpoint || values.model)) {
     throw new UsageError("--endpoint and --model apply to gemini, openai and anthropic only");
   }
-  const secrets = secretsFromEnv(io.env);
+  const secrets = io.config.secrets;
   const external = config.engine === "deterministic" ? undefined : createExternalGenerator(
     config.engine as ExternalEngineName,
     resolveModelConfig(config.engine as ExternalEngineName, {
       flags: { endpoint: values.endpoint, model: values.model },
-      env: io.env,
+      config: io.config,
     }),
   );
   const log = new LabsLog(config.logDir, secrets);
@@ -282,7 +281,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   await sweepTemporaries(config.outDir);
   const say = (line: string) => io.stderr(redactValue(line, secrets));
   const validator = await openValidator({
-    env: io.env,
+    config: io.config,
     selfCommand: io.selfCommand,
     warn: (line) => void say(`syn generate: ${line.replace(/\n$/, "")}\n`),
   });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { loadConfig, UsageError } from "../core/mod.ts";
 import { resolveHttpTarget } from "./_http_serving.ts";
 
-const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 
 Deno.test("resolveHttpTarget() takes SYN_SERVER_TOKEN, or a fresh token, and the extra hosts", () => {
   const fresh = () => "generated-token-0123456789";
@@ -17,13 +17,13 @@ Deno.test("resolveHttpTarget() takes SYN_SERVER_TOKEN, or a fresh token, and the
   assert.deepEqual(
     resolveHttpTarget(
       { http: "0.0.0.0:8765", "allow-host": ["mcp.example.org", "[::1]"] },
-      envOf({ SYN_SERVER_TOKEN: " team-token-0123456789 " }),
+      envOf({ SYN_SERVER_TOKEN: " team-token-0123456789-0123456789 " }),
       fresh,
     ),
     {
       hostname: "0.0.0.0",
       port: 8765,
-      token: "team-token-0123456789",
+      token: "team-token-0123456789-0123456789",
       tokenFromEnv: true,
       allowHosts: ["mcp.example.org", "[::1]"],
     },
@@ -41,7 +41,10 @@ Deno.test("resolveHttpTarget() drops the token only for --no-auth on a loopback 
 
 Deno.test("resolveHttpTarget() refuses weak tokens, bad host names and options without --http", () => {
   const env = (token: string) => envOf({ SYN_SERVER_TOKEN: token });
-  assert.throws(() => resolveHttpTarget({ http: "127.0.0.1:0" }, env("short")), /16 or more/);
+  // The rule chat serve follows too: 32 characters or more (a 20-character token is refused).
+  for (const weak of ["short", "twenty-characters-20"]) {
+    assert.throws(() => resolveHttpTarget({ http: "127.0.0.1:0" }, env(weak)), /32 or more/);
+  }
   assert.throws(
     () => resolveHttpTarget({ http: "127.0.0.1:0" }, env("has a space in the token")),
     /no spaces/,

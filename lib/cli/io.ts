@@ -1,3 +1,5 @@
+import type { SynConfig } from "../core/mod.ts";
+
 /** What a command may touch of the outside world; `main.ts` builds the real one, tests a fake. */
 export interface CliIo {
   /** Writes to standard output (no newline added). */
@@ -6,8 +8,8 @@ export interface CliIo {
   stderr(text: string): void | Promise<void>;
   /** Standard input as bytes. */
   stdin: ReadableStream<Uint8Array>;
-  /** Reads one environment variable. */
-  env(name: string): string | undefined;
+  /** The configuration, read once at start (environment, then `.env`); flags win over it. */
+  config: SynConfig;
   /**
    * The whole process environment, for a child that should inherit it as a launcher
    * would (the upstream server of `syn mcp-proxy`). Absent in tests: the child gets none.

@@ -16,7 +16,7 @@ import {
   startHttpServing,
   stopSignal,
 } from "./_http_serving.ts";
-import { stateDirectory } from "./_state_directory.ts";
+import { stateDirectory } from "./_state_dir.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 export const help =
@@ -117,7 +117,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     );
   }
   const upstream = upstreamTargetOf(values, command);
-  const http = resolveHttpTarget(values, io.env);
+  const http = resolveHttpTarget(values, io.config);
   // Header values are secrets: masked in every line, whatever reports it.
   const secrets = upstreamSecrets(upstream);
   const write = (line: string) =>
@@ -129,7 +129,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       : upstream,
     stateDir: stateDirectory(io, values["state-dir"]),
     allowWrites: values["allow-writes"] ?? false,
-    env: io.env,
+    eventStore: io.config.eventStore,
+    secrets: io.config.secrets,
     report,
   };
   try {

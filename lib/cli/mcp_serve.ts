@@ -1,12 +1,13 @@
 import {
   errorMessage,
   redactText,
-  secretsFromEnv,
+  type SynConfig,
   UsageError,
   utf8ByteLength,
 } from "../core/mod.ts";
 import {
   createValidatorHandler,
+  resolveMcpEndpoint,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
   serveToolsHttp,
@@ -20,7 +21,7 @@ import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
 import type { openToolsServing } from "./_mcp_serve_tools.ts";
 import { type SandboxFlagValues, TOOLS_FLAGS } from "./_tool_session_options.ts";
-import { numberFlag, parseCommandArgs } from "./args.ts";
+import { parseCommandArgs } from "./args.ts";
 import {
   HTTP_FLAGS,
   type HttpServeTarget,
@@ -125,13 +126,12 @@ export type ServeTarget =
 
 /**
  * Flags win over `MCP_ENDPOINT`/`MCP_HOST`/`MCP_PORT`/`MCP_SOCKET_PATH`. Without a flag the
- * environment is read the way the validator client reads it (Labs spec transport table),
- * so one configuration makes both ends meet: no `MCP_ENDPOINT` and no `MCP_HOST`/`MCP_PORT`
- * → stdio; only `MCP_HOST`/`MCP_PORT` → tcp; an unknown `MCP_ENDPOINT` → tcp with a warning.
+ * configuration is read by the parser the validator client uses (`resolveMcpEndpoint`,
+ * server role: port 0 is any free port), so one configuration makes both ends meet.
  */
 export function resolveServeTarget(
   flags: { stdio?: boolean; tcp?: string; socket?: string },
-  env: (name: string) => string | undefined,
+  config: Pick<SynConfig, "mcp">,
   warn: (line: string) => void = () => {},
 ): ServeTarget {
   const chosen = [flags.stdio, flags.tcp !== undefined, flags.socket !== undefined]
@@ -143,30 +143,10 @@ export function resolveServeTarget(
     if (flags.socket === "") throw new UsageError("--socket takes a path");
     return { mode: "socket", path: flags.socket };
   }
-  const raw = env("MCP_ENDPOINT")?.trim() ?? "";
-  let endpoint = raw.toLowerCase();
-  if (endpoint === "") {
-    if (!env("MCP_HOST") && !env("MCP_PORT")) return { mode: "stdio" };
-    endpoint = "tcp";
-  } else if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
-    // Labs spec: an invalid MCP_ENDPOINT falls back to tcp.
-    warn(`mcp:warn MCP_ENDPOINT=${JSON.stringify(raw)} is not stdio, tcp or socket; using tcp`);
-    endpoint = "tcp";
-  }
-  if (endpoint === "stdio") return { mode: "stdio" };
-  if (endpoint === "socket") {
-    const path = env("MCP_SOCKET_PATH");
-    if (!path) throw new UsageError("MCP_ENDPOINT=socket needs MCP_SOCKET_PATH");
-    return { mode: "socket", path };
-  }
-  const port = env("MCP_PORT")?.trim();
-  if (!port) throw new UsageError("tcp needs MCP_PORT (and MCP_HOST, default 127.0.0.1)");
-  const hostname = env("MCP_HOST")?.trim() || "127.0.0.1";
-  return {
-    mode: "tcp",
-    hostname,
-    port: numberFlag("MCP_PORT", port, { integer: true, min: 0, max: 65535 })!,
-  };
+  const target = resolveMcpEndpoint(config.mcp, "server", (line) => warn(`mcp:warn ${line}`));
+  if (target.transport === "stdio") return { mode: "stdio" };
+  if (target.transport === "socket") return { mode: "socket", path: target.path };
+  return { mode: "tcp", hostname: target.hostname, port: target.port };
 }
 
 const DEFAULT_READY_FILE = "/tmp/mcp.ready";
@@ -196,30 +176,28 @@ export async function runMcpServe(
     ...TOOLS_FLAGS,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const secrets = secretsFromEnv(io.env);
+  const secrets = io.config.secrets;
   const log = (line: string) => void io.stderr(redactText(line, secrets) + "\n");
-  const http = resolveHttpTarget(values, io.env);
+  const http = resolveHttpTarget(values, io.config);
   if (values.tools) return await runToolsServe(values, io, log, http);
   const stray = Object.keys(TOOLS_FLAGS).find((flag) => flag in values);
   if (stray) throw new UsageError(`--${stray} needs --tools`);
   // With --http alone only HTTP is served; an NDJSON endpoint joins it when one is asked for.
   const ndjson = values.stdio || values.tcp !== undefined || values.socket !== undefined;
-  const target = ndjson || !http ? resolveServeTarget(values, io.env, log) : undefined;
+  const target = ndjson || !http ? resolveServeTarget(values, io.config, log) : undefined;
 
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
   // asks; a folder's schemas are compiled right after the server is ready, and the
   // first requests wait for that.
   const store = await loadSchemaStore({
-    schemasDir: io.env("SYN_SCHEMAS_DIR") || undefined,
-    examplesDir: io.env("SYN_EXAMPLES_DIR") || undefined,
+    schemasDir: io.config.schemasDir,
+    examplesDir: io.config.examplesDir,
     deferCompile: true,
   });
-  const backendUrl = io.env("SYN_BACKEND_URL");
+  const backendUrl = io.config.backend.url;
   const service = new ValidatorService({
     store,
-    backend: backendUrl
-      ? { url: backendUrl, assetsPath: io.env("SYN_BACKEND_ASSETS_PATH") || undefined }
-      : undefined,
+    backend: backendUrl ? { url: backendUrl, assetsPath: io.config.backend.assetsPath } : undefined,
     log,
     delayMs: hooks.delayMs,
   });
@@ -327,7 +305,7 @@ async function runUntilStopped(
   log: (line: string) => void,
   compile: () => Promise<void>,
 ): Promise<number> {
-  const explicit = io.env("MCP_READY_FILE");
+  const explicit = io.config.mcp.readyFile;
   // The token goes only into a ready file that was asked for (MCP_READY_FILE), never into
   // the shared default; with HTTP served the file is the owner's alone (0600) either way.
   const extra = explicit ? servers.map((server) => server.ready.file).join("") : "";

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { redactValue, secretsFromEnv, systemClock, UsageError } from "../core/mod.ts";
+import { redactValue, systemClock, UsageError } from "../core/mod.ts";
 import {
   applyPatch,
   LabsLog,
@@ -72,8 +72,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values.note !== undefined && action !== "rate") {
     throw new UsageError("--note applies to rate only");
   }
-  const logDir = resolveLogDir(values["log-dir"], { env: io.env, cwd: io.cwd });
-  const secrets = secretsFromEnv(io.env);
+  const logDir = resolveLogDir(values["log-dir"], { config: io.config, cwd: io.cwd });
+  const secrets = io.config.secrets;
   const log = new LabsLog(logDir, secrets);
   await log.prepare();
   const print = (value: unknown) =>
@@ -101,7 +101,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const asset = await readJson(io, assetPath);
   const patch = await readJson(io, patchPath);
   const validator = await openValidator({
-    env: io.env,
+    config: io.config,
     selfCommand: io.selfCommand,
     warn: (line) => void io.stderr(redactValue(`syn patch: ${line.replace(/\n$/, "")}\n`, secrets)),
   });

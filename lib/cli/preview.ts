@@ -151,9 +151,9 @@ async function writeStills(
   out: string,
   options: { width: number; height: number; atMs: number },
 ): Promise<number> {
-  const chromiumPath = findChromium(io.env);
+  const chromiumPath = findChromium(io.config.chromium);
   if (!chromiumPath) {
-    const chosen = io.env("SYN_CHROMIUM");
+    const chosen = io.config.chromium;
     await io.stderr(
       `syn preview: ${chosen ? `SYN_CHROMIUM is not a file: ${chosen}` : NO_CHROMIUM}\n`,
     );

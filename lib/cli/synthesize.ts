@@ -21,8 +21,8 @@ import {
   runSynthesisCommand,
   validateTool,
 } from "./_synthesize_tools.ts";
-import { stateDirectory } from "./_state_directory.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { stateDirectory } from "./_state_dir.ts";
 
 export const help = `syn synthesize — find repeated tool-call chains in agent sessions and turn them
 into composite tools
@@ -183,8 +183,6 @@ const FORMAT_NAMES: Record<FormatHint["format"], string> = {
   bfcl: "BFCL sessions",
 };
 
-export { stateDirectory };
-
 /** Text from outside (file names, reasons) with control characters escaped for a terminal. */
 function printable(text: string): string {
   return neutralizeTerminalText(text).replaceAll("\n", "\\n");
@@ -208,7 +206,10 @@ async function ingest(
     throw new UsageError(`--format takes ${INGEST_FORMATS.join(" | ")}: ${printable(format)}`);
   }
   const sources = ingestInputs(positionals, io);
-  await using store = await openEventStore(stateDirectory(io, values["state-dir"]), io.env);
+  await using store = await openEventStore(
+    stateDirectory(io, values["state-dir"]),
+    io.config.eventStore,
+  );
   const progress = io.stderrIsTerminal ? progressLine(io) : undefined;
   const report = await ingestSources(store, sources, { format, onProgress: progress?.update });
   await progress?.clear();

@@ -123,7 +123,7 @@ async function validateInput(
 /** `unknown schema: x (known: …)`, saying where the schemas came from when none is known. */
 function unknownSchema(io: CliIo, store: SchemaStore, name: string): UsageError {
   const known = store.listSchemas().map((entry) => entry.name);
-  const folder = io.env("SYN_SCHEMAS_DIR");
+  const folder = io.config.schemasDir;
   const none = folder ? `none in SYN_SCHEMAS_DIR=${folder}` : "none";
   return new UsageError(`unknown schema: ${name} (known: ${known.join(", ") || none})`);
 }

@@ -30,15 +30,18 @@ export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts"
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type ByteReader, byteReader } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
+export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 export {
-  REDACTED,
-  redactText,
-  redactValue,
-  SECRET_ENV_NAMES,
-  SECRET_URL_ENV_NAMES,
-  secretsFromEnv,
-  secretsFromUrl,
-} from "./redact.ts";
+  CONFIG_VARIABLES,
+  type ConfigVariable,
+  type LlmSettings,
+  loadConfig,
+  type McpSettings,
+  type ProviderSettings,
+  SECRET_VARIABLE_NAMES,
+  type SynConfig,
+} from "./config.ts";
+export { ShellWordsError, splitShellWords } from "./shell_words.ts";
 export { type Clock, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
@@ -61,13 +64,16 @@ export {
 } from "./private_files.ts";
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
 export {
+  chooseServerToken,
   constantTimeEqual,
   hostnameOfHost,
   isLoopbackHostname,
   LOOPBACK_HOSTS,
+  MIN_SERVER_TOKEN_CHARS,
   newServerToken,
   ServerEdge,
   type ServerEdgeOptions,
+  type ServerToken,
   type TokenChannel,
 } from "./server_edge.ts";
 export {

@@ -2,34 +2,8 @@ import { setOwn } from "./json_object.ts";
 /** The one mask every secret becomes, in errors, logs and debug output (Labs spec). */
 export const REDACTED = "***redacted***";
 
-/** Environment variables whose values are secrets. */
-export const SECRET_ENV_NAMES: readonly string[] = [
-  "OPENAI_API_KEY",
-  "GEMINI_API_KEY",
-  "ANTHROPIC_API_KEY",
-  "SYN_SERVER_TOKEN",
-  "SYN_CHAT_KEY",
-];
-
-/** Environment variables whose values are URLs that may carry credentials (`user:pass@`). */
-export const SECRET_URL_ENV_NAMES: readonly string[] = ["SYN_BACKEND_URL"];
-
 /** Shorter secrets are ignored: masking them would mask ordinary words. */
-const MIN_SECRET_CHARS = 4;
-
-/**
- * Secret values found in an environment: the API keys, and the credentials of a URL such
- * as `SYN_BACKEND_URL` (see {@linkcode secretsFromUrl}).
- */
-export function secretsFromEnv(env: (name: string) => string | undefined): string[] {
-  const secrets: string[] = [];
-  for (const name of SECRET_ENV_NAMES) {
-    const value = env(name);
-    if (value && value.length >= MIN_SECRET_CHARS) secrets.push(value);
-  }
-  for (const name of SECRET_URL_ENV_NAMES) secrets.push(...secretsFromUrl(env(name) ?? ""));
-  return secrets;
-}
+export const MIN_SECRET_CHARS = 4;
 
 function base64Of(text: string): string {
   let binary = "";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { REDACTED, redactText, redactValue, secretsFromEnv, secretsFromUrl } from "./redact.ts";
+import { loadConfig } from "./config.ts";
+import { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 
 Deno.test("redactText() masks given secrets and key-shaped strings", () => {
   const secret = "my-own-secret-value-123";
@@ -28,13 +29,13 @@ Deno.test("redactValue() masks secret-named fields and nested strings without mu
   assert.equal(input.headers.Authorization, "Bearer x");
 });
 
-Deno.test("secretsFromEnv() reads the provider keys only", () => {
+Deno.test("the configuration's secrets are the provider keys only", () => {
   const env: Record<string, string> = {
     OPENAI_API_KEY: "sk-1234",
     GEMINI_API_KEY: "",
     HOME: "/root",
   };
-  assert.deepEqual(secretsFromEnv((name) => env[name]), ["sk-1234"]);
+  assert.deepEqual(loadConfig((name) => env[name]).secrets, ["sk-1234"]);
 });
 
 Deno.test("redactValue() copes with deep nesting, sparse arrays and __proto__ members", () => {
@@ -92,9 +93,9 @@ Deno.test("secretsFromUrl() gives a URL's user, password, user:pass and its base
   assert.deepEqual(secretsFromUrl("http://ab:cd@h/").includes("ab"), false);
 });
 
-Deno.test("redactText() with secretsFromEnv() masks SYN_BACKEND_URL's Basic credentials and their fragments", () => {
+Deno.test("redactText() with the configuration's secrets masks SYN_BACKEND_URL's Basic credentials and their fragments", () => {
   const env: Record<string, string> = { SYN_BACKEND_URL: "https://user:pass@backend.example/api" };
-  const secrets = secretsFromEnv((name) => env[name]);
+  const secrets = loadConfig((name) => env[name]).secrets;
   const basic = btoa("user:pass");
   const text = `rejected Basic ${basic} for ${"user"}/${"pass"}, tail ${basic.slice(2)}`;
   const masked = redactText(text, secrets);

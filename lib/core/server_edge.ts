@@ -11,6 +11,7 @@
  * edge.check(new Request("http://evil.example:8080/")); // 421: a rebound name
  * ```
  */
+import { UsageError } from "./errors.ts";
 
 /** Names every local server answers to, whatever it is bound to (any port). */
 export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1"];
@@ -167,6 +168,49 @@ export function isLoopbackHostname(hostname: string): boolean {
 export function newServerToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The shortest `SYN_SERVER_TOKEN` a server accepts (a fresh token has 64 characters). */
+export const MIN_SERVER_TOKEN_CHARS = 32;
+
+/** The bearer token a server runs with, and whether the operator gave it. */
+export interface ServerToken {
+  /** `undefined` only with `--no-auth` on a loopback address. */
+  token: string | undefined;
+  /** It is `SYN_SERVER_TOKEN` (then it is never printed). */
+  given: boolean;
+}
+
+/**
+ * The token rule of every server that acts for the user: the operator's token
+ * (`SYN_SERVER_TOKEN`, {@linkcode MIN_SERVER_TOKEN_CHARS} or more printable characters, no
+ * spaces), else a fresh one. `noAuth` serves without a token, and only on a loopback
+ * address: on any wider bind every peer on the network could use the server.
+ */
+export function chooseServerToken(options: {
+  hostname: string;
+  noAuth: boolean;
+  given: string | undefined;
+  newToken?: () => string;
+}): ServerToken {
+  if (options.noAuth) {
+    if (!isLoopbackHostname(options.hostname)) {
+      throw new UsageError(
+        `--no-auth is refused on ${options.hostname}: it is not a loopback address, so a ` +
+          "token is required (set SYN_SERVER_TOKEN or let one be generated)",
+      );
+    }
+    return { token: undefined, given: false };
+  }
+  const { given } = options;
+  if (given === undefined) return { token: (options.newToken ?? newServerToken)(), given: false };
+  if (given.length < MIN_SERVER_TOKEN_CHARS || /[^\x21-\x7e]/.test(given)) {
+    throw new UsageError(
+      `SYN_SERVER_TOKEN must be ${MIN_SERVER_TOKEN_CHARS} or more printable characters, ` +
+        "no spaces (or unset: a fresh one is made)",
+    );
+  }
+  return { token: given, given: true };
 }
 
 function normalizeHostname(hostname: string): string {

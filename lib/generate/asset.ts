@@ -4,8 +4,18 @@
  * `meta_info` (specs/README.md rule 1).
  */
 
-/** Engines `syn generate --engine` accepts (specs/README.md rule 5). */
-export const ENGINES = ["deterministic", "gemini", "openai", "anthropic"] as const;
+import { PROVIDERS } from "../llm/mod.ts";
+
+type LabsProvider = Exclude<typeof PROVIDERS[number], "openai-compatible">;
+
+/**
+ * Engines `syn generate --engine` accepts (specs/README.md rule 5): the offline engine and
+ * the providers of `lib/llm`; an OpenAI-compatible server is `openai` with OPENAI_ENDPOINT.
+ */
+export const ENGINES: readonly ("deterministic" | LabsProvider)[] = Object.freeze([
+  "deterministic",
+  ...PROVIDERS.filter((name): name is LabsProvider => name !== "openai-compatible"),
+]);
 export type EngineName = typeof ENGINES[number];
 /** The engines that call a language model. */
 export type ExternalEngineName = Exclude<EngineName, "deterministic">;

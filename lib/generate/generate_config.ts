@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { UsageError } from "../core/mod.ts";
+import { type SynConfig, UsageError } from "../core/mod.ts";
 import { type EngineName, ENGINES } from "./asset.ts";
 import { DEFAULT_LOG_DIR } from "./labs_log.ts";
 
@@ -41,15 +41,20 @@ export interface GenerateConfig {
 /** The default folder for generated assets, relative to the working directory. */
 export const DEFAULT_OUT_DIR = "meta/output/assets";
 
+/** What the Labs settings are resolved from: the configuration and the working directory. */
+export interface LabsSettingsOptions {
+  config: Pick<SynConfig, "labs">;
+  cwd: string;
+}
+
 function pickFolder(
   flag: string | undefined,
-  name: string,
+  fromEnv: string | undefined,
   fallback: string,
-  options: { env: (name: string) => string | undefined; cwd: string },
+  cwd: string,
 ): { value: string; source: SettingSource } {
   // resolve() also drops a trailing slash, so `assets/` + name has one `/`.
-  const absolute = (path: string) => resolve(options.cwd, path);
-  const fromEnv = options.env(name)?.trim();
+  const absolute = (path: string) => resolve(cwd, path);
   if (flag) return { value: absolute(flag), source: "flag" };
   if (fromEnv) return { value: absolute(fromEnv), source: "env" };
   return { value: absolute(fallback), source: "default" };
@@ -59,11 +64,8 @@ function pickFolder(
  * The Labs log root alone (for `syn critique` and `syn patch`): `--log-dir` wins over
  * `LABS_LOG_DIR` over `meta/output/labs`, relative to `cwd`.
  */
-export function resolveLogDir(
-  flag: string | undefined,
-  options: { env: (name: string) => string | undefined; cwd: string },
-): string {
-  return pickFolder(flag, "LABS_LOG_DIR", DEFAULT_LOG_DIR, options).value;
+export function resolveLogDir(flag: string | undefined, options: LabsSettingsOptions): string {
+  return pickFolder(flag, options.config.labs.logDir, DEFAULT_LOG_DIR, options.cwd).value;
 }
 
 function parseFailFast(value: string): boolean {
@@ -81,9 +83,9 @@ function parseFailFast(value: string): boolean {
  */
 export function resolveGenerateConfig(
   flags: GenerateFlags,
-  options: { env: (name: string) => string | undefined; cwd: string },
+  options: LabsSettingsOptions,
 ): GenerateConfig {
-  const { env } = options;
+  const { labs } = options.config;
   const engine = flags.engine ?? "deterministic";
   if (!(ENGINES as readonly string[]).includes(engine)) {
     throw new UsageError(`--engine must be one of ${ENGINES.join(", ")}: ${engine}`);
@@ -93,7 +95,7 @@ export function resolveGenerateConfig(
   }
   let strict = true;
   let strictSource: SettingSource = "default";
-  const failFast = env("LABS_FAIL_FAST")?.trim();
+  const failFast = labs.failFast;
   if (flags.strict || flags.relaxed) {
     strict = Boolean(flags.strict);
     strictSource = "flag";
@@ -101,8 +103,8 @@ export function resolveGenerateConfig(
     strict = parseFailFast(failFast);
     strictSource = "env";
   }
-  const logDir = pickFolder(flags.logDir, "LABS_LOG_DIR", DEFAULT_LOG_DIR, options);
-  const outDir = pickFolder(flags.out, "LABS_OUTPUT_DIR", DEFAULT_OUT_DIR, options);
+  const logDir = pickFolder(flags.logDir, labs.logDir, DEFAULT_LOG_DIR, options.cwd);
+  const outDir = pickFolder(flags.out, labs.outputDir, DEFAULT_OUT_DIR, options.cwd);
   if (flags.temperature !== undefined && (flags.temperature < 0 || flags.temperature > 2)) {
     throw new UsageError(`--temperature must be between 0 and 2: ${flags.temperature}`);
   }

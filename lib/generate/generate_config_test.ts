@@ -1,13 +1,14 @@
+import { loadConfig } from "../core/mod.ts";
 import assert from "node:assert/strict";
 import { UsageError } from "../core/mod.ts";
 import { resolveGenerateConfig, resolveLogDir } from "./generate_config.ts";
 
-const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 const cwd = "/home/user/project";
 
 Deno.test("resolveGenerateConfig() takes strictness from flag, then LABS_FAIL_FAST, then default strict", () => {
   const resolve = (flags: { strict?: boolean; relaxed?: boolean }, env: Record<string, string>) => {
-    const config = resolveGenerateConfig(flags, { env: envOf(env), cwd });
+    const config = resolveGenerateConfig(flags, { config: envOf(env), cwd });
     return [config.strict, config.sources.strict];
   };
   assert.deepEqual(resolve({}, {}), [true, "default"]);
@@ -20,11 +21,11 @@ Deno.test("resolveGenerateConfig() takes strictness from flag, then LABS_FAIL_FA
 });
 
 Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > default against cwd", () => {
-  const none = resolveGenerateConfig({}, { env: envOf({}), cwd });
+  const none = resolveGenerateConfig({}, { config: envOf({}), cwd });
   assert.equal(none.logDir, "/home/user/project/meta/output/labs");
   assert.equal(none.outDir, "/home/user/project/meta/output/assets");
   const env = resolveGenerateConfig({}, {
-    env: envOf({ LABS_LOG_DIR: "logs", LABS_OUTPUT_DIR: "/abs/out" }),
+    config: envOf({ LABS_LOG_DIR: "logs", LABS_OUTPUT_DIR: "/abs/out" }),
     cwd,
   });
   assert.deepEqual([env.logDir, env.outDir, env.sources.logDir], [
@@ -33,7 +34,7 @@ Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > 
     "env",
   ]);
   const flag = resolveGenerateConfig({ logDir: "/flag/logs", out: "o" }, {
-    env: envOf({ LABS_LOG_DIR: "logs" }),
+    config: envOf({ LABS_LOG_DIR: "logs" }),
     cwd,
   });
   assert.deepEqual([flag.logDir, flag.outDir, flag.sources.logDir], [
@@ -44,27 +45,27 @@ Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > 
 });
 
 Deno.test("resolveGenerateConfig() freezes the result and checks the engine", () => {
-  const config = resolveGenerateConfig({ engine: "gemini", seed: 3 }, { env: envOf({}), cwd });
+  const config = resolveGenerateConfig({ engine: "gemini", seed: 3 }, { config: envOf({}), cwd });
   assert.equal(config.engine, "gemini");
   assert.equal(config.seed, 3);
   assert.ok(Object.isFrozen(config));
   assert.throws(
-    () => resolveGenerateConfig({ engine: "gpt5" }, { env: envOf({}), cwd }),
+    () => resolveGenerateConfig({ engine: "gpt5" }, { config: envOf({}), cwd }),
     /--engine must be one of/,
   );
-  assert.equal(resolveGenerateConfig({}, { env: envOf({}), cwd }).engine, "deterministic");
+  assert.equal(resolveGenerateConfig({}, { config: envOf({}), cwd }).engine, "deterministic");
 });
 
 Deno.test("resolveLogDir() resolves the log root alone, ignoring LABS_FAIL_FAST", () => {
   const env = envOf({ LABS_LOG_DIR: "env-logs", LABS_FAIL_FAST: "not-a-value" });
-  assert.equal(resolveLogDir(undefined, { env, cwd }), "/home/user/project/env-logs");
-  assert.equal(resolveLogDir("/flag", { env, cwd }), "/flag");
-  assert.equal(resolveLogDir(undefined, { env: envOf({}), cwd }), `${cwd}/meta/output/labs`);
+  assert.equal(resolveLogDir(undefined, { config: env, cwd }), "/home/user/project/env-logs");
+  assert.equal(resolveLogDir("/flag", { config: env, cwd }), "/flag");
+  assert.equal(resolveLogDir(undefined, { config: envOf({}), cwd }), `${cwd}/meta/output/labs`);
 });
 
 Deno.test("resolveGenerateConfig() drops a trailing slash from folders", () => {
   const config = resolveGenerateConfig({ out: "assets/", logDir: "/var/log/syn//" }, {
-    env: () => undefined,
+    config: loadConfig(() => undefined),
     cwd: "/home/user/project/",
   });
   assert.equal(config.outDir, "/home/user/project/assets");

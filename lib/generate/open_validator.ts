@@ -1,4 +1,4 @@
-import { connectValidator, type ValidatorClient } from "../mcp/mod.ts";
+import { connectValidator, type ValidatorClient, type ValidatorConfig } from "../mcp/mod.ts";
 
 /** A validator connection that counts the calls made through it. */
 export interface CountedValidator extends ValidatorClient {
@@ -8,13 +8,13 @@ export interface CountedValidator extends ValidatorClient {
 
 /** Options of {@linkcode openValidator}, passed on to `connectValidator`. */
 export interface OpenValidatorOptions {
-  env: (name: string) => string | undefined;
+  config: ValidatorConfig;
   selfCommand: readonly string[];
   warn: (line: string) => void;
 }
 
 /**
- * Connects to the validator service the environment selects (default: our own
+ * Connects to the validator service the configuration selects (default: our own
  * `mcp-serve --stdio` child) and counts the calls. As with `connectValidator`, a
  * connection that cannot be made becomes a client whose every answer is a structured
  * `transport_error`, so the run is still logged; bad configuration is a thrown `SynError`.

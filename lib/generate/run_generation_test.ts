@@ -1,3 +1,4 @@
+import { loadConfig } from "../core/mod.ts";
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { readJsonl, SynError } from "../core/mod.ts";
@@ -16,7 +17,10 @@ import { recordSchemas } from "./testdata/record_schemas.ts";
 
 function setup(flags: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   const dir = Deno.makeTempDirSync({ prefix: "syn_gen_" });
-  const config = resolveGenerateConfig(flags, { env: (name) => env[name], cwd: dir });
+  const config = resolveGenerateConfig(flags, {
+    config: loadConfig((name) => env[name]),
+    cwd: dir,
+  });
   let next = 0;
   return {
     dir,

@@ -1,3 +1,4 @@
+import { loadConfig } from "../core/mod.ts";
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { responseHash } from "../core/mod.ts";
@@ -53,7 +54,7 @@ function liveModel(
   options: { env?: Record<string, string>; random?: () => number; clock?: FakeClock } = {},
 ) {
   const env = options.env ?? LIVE_ENV;
-  const config = resolveModelConfig(provider, { env: (name) => env[name] });
+  const config = resolveModelConfig(provider, { config: loadConfig((name) => env[name]) });
   const fake = fakeFetch(answers);
   const clock = options.clock ?? new FakeClock(Date.parse("2025-01-01T00:00:00Z"));
   const lines: string[] = [];
@@ -540,7 +541,7 @@ Deno.test("createLanguageModel() rethrows the caller's abort without retrying", 
 });
 
 Deno.test("createLanguageModel() in mock mode answers from the script with the provider's name", async () => {
-  const config = resolveModelConfig("gemini", { env: () => undefined });
+  const config = resolveModelConfig("gemini", { config: loadConfig(() => undefined) });
   const model = createLanguageModel(config, {
     mock: (request) => ({ echo: request.prompt }),
   });

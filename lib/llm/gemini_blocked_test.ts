@@ -1,3 +1,4 @@
+import { loadConfig } from "../core/mod.ts";
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { createLanguageModel } from "./create_language_model.ts";
@@ -13,14 +14,17 @@ const BLOCKED = { promptFeedback: { blockReason: "SAFETY", safetyRatings: [] } }
 function model(body: () => Response) {
   let calls = 0;
   const clock = new FakeClock(0);
-  const instance = createLanguageModel(resolveModelConfig("gemini", { env: (name) => ENV[name] }), {
-    fetch: (() => {
-      calls++;
-      return Promise.resolve(body());
-    }) as typeof fetch,
-    clock,
-    random: () => 0,
-  });
+  const instance = createLanguageModel(
+    resolveModelConfig("gemini", { config: loadConfig((name) => ENV[name]) }),
+    {
+      fetch: (() => {
+        calls++;
+        return Promise.resolve(body());
+      }) as typeof fetch,
+      clock,
+      random: () => 0,
+    },
+  );
   return { instance, calls: () => calls, clock };
 }
 

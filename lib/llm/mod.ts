@@ -7,8 +7,9 @@
  * taxonomy (`ProviderError.reason`) and retries with backoff and server hints.
  *
  * ```ts
+ * import { loadConfig } from "../core/mod.ts";
  * import { createLanguageModel, resolveModelConfig } from "./mod.ts";
- * const config = resolveModelConfig("openai", { env: (name) => Deno.env.get(name) });
+ * const config = resolveModelConfig("openai", { config: loadConfig(() => undefined) });
  * const model = createLanguageModel(config, {
  *   mock: (request) => ({ title: `A scene for ${request.prompt}` }),
  * });
@@ -33,6 +34,7 @@ export type {
   Timeouts,
   Usage,
 } from "./types.ts";
+export { PROVIDERS } from "./types.ts";
 export { type AttemptError, ProviderError, type ProviderErrorOptions } from "./provider_error.ts";
 export {
   ANTHROPIC_VERSION,

@@ -1,4 +1,4 @@
-import { redactText, secretsFromEnv, SynError } from "../core/mod.ts";
+import { type ProviderSettings, redactText, type SynConfig, SynError } from "../core/mod.ts";
 import type { ModelConfig, ProviderName, Timeouts } from "./types.ts";
 
 /** Labs spec: connect 5 s, read 30 s, total 35 s. */
@@ -14,11 +14,14 @@ export const MAX_RETRIES = 3;
 /** The version header Anthropic's Messages API requires. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
+/** The sections of `SynConfig["llm"]` a provider's settings are in. */
+type ProviderFamily = "openai" | "gemini" | "anthropic";
+
 interface ProviderDefaults {
   endpoint: string;
   model: string;
-  /** The variables this provider reads, spelled out so `.env.sample` can be checked. */
-  variables?: { key: string; endpoint: string; model: string };
+  /** The variables this provider's settings come from (named in errors), and their section. */
+  variables?: { key: string; endpoint: string; model: string; settings: ProviderFamily };
   keyRequired: boolean;
 }
 
@@ -32,19 +35,34 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, Readonly<ProviderD
     openai: {
       endpoint: "https://api.openai.com/v1",
       model: "gpt-4o-mini",
-      variables: { key: "OPENAI_API_KEY", endpoint: "OPENAI_ENDPOINT", model: "OPENAI_MODEL" },
+      variables: {
+        key: "OPENAI_API_KEY",
+        endpoint: "OPENAI_ENDPOINT",
+        model: "OPENAI_MODEL",
+        settings: "openai",
+      },
       keyRequired: true,
     },
     "openai-compatible": {
       endpoint: "http://127.0.0.1:11434/v1",
       model: "llama3.2",
-      variables: { key: "OPENAI_API_KEY", endpoint: "OPENAI_ENDPOINT", model: "OPENAI_MODEL" },
+      variables: {
+        key: "OPENAI_API_KEY",
+        endpoint: "OPENAI_ENDPOINT",
+        model: "OPENAI_MODEL",
+        settings: "openai",
+      },
       keyRequired: false,
     },
     gemini: {
       endpoint: "https://generativelanguage.googleapis.com/v1beta",
       model: "gemini-2.0-flash",
-      variables: { key: "GEMINI_API_KEY", endpoint: "GEMINI_ENDPOINT", model: "GEMINI_MODEL" },
+      variables: {
+        key: "GEMINI_API_KEY",
+        endpoint: "GEMINI_ENDPOINT",
+        model: "GEMINI_MODEL",
+        settings: "gemini",
+      },
       keyRequired: true,
     },
     anthropic: {
@@ -54,6 +72,7 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, Readonly<ProviderD
         key: "ANTHROPIC_API_KEY",
         endpoint: "ANTHROPIC_ENDPOINT",
         model: "ANTHROPIC_MODEL",
+        settings: "anthropic",
       },
       keyRequired: true,
     },
@@ -64,7 +83,8 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, Readonly<ProviderD
 export interface ResolveModelConfigOptions {
   /** CLI flags: they win over env. Keys are never accepted here. */
   flags?: { endpoint?: string; model?: string; live?: boolean; timeouts?: Partial<Timeouts> };
-  env: (name: string) => string | undefined;
+  /** The LLM settings and the secrets to keep out of messages. */
+  config: Pick<SynConfig, "llm" | "secrets">;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -131,14 +151,13 @@ export function resolveModelConfig(
   if (!defaults) {
     throw new SynError("config_error", `Unknown provider: ${String(provider)}`, { provider });
   }
-  const { env } = options;
+  const { llm, secrets } = options.config;
   const flags = options.flags ?? {};
-  const secrets = secretsFromEnv(env);
   const variables = defaults.variables;
-  const fromEnv = (name: string | undefined) => (name ? nonEmpty(env(name)) : undefined);
+  const settings: ProviderSettings = variables ? llm[variables.settings] : {};
 
   const flagEndpoint = nonEmpty(flags.endpoint);
-  const envEndpoint = fromEnv(variables?.endpoint);
+  const envEndpoint = settings.endpoint;
   // Labs spec: keys are never accepted as CLI arguments (they would show in `ps` and shell
   // history), so a flag endpoint that carries one (`?key=…`) is refused; the env may.
   if (flagEndpoint && redactText(flagEndpoint) !== flagEndpoint) {
@@ -153,12 +172,11 @@ export function resolveModelConfig(
     : envEndpoint
     ? parseEndpoint(envEndpoint, variables?.endpoint ?? "endpoint")
     : defaults.endpoint;
-  const model = nonEmpty(flags.model) ?? fromEnv(variables?.model) ?? defaults.model;
+  const model = nonEmpty(flags.model) ?? settings.model ?? defaults.model;
 
-  const liveAsked = provider !== "mock" &&
-    (flags.live ?? nonEmpty(env("LABS_EXTERNAL_LIVE")) === "1");
+  const liveAsked = provider !== "mock" && (flags.live ?? llm.live);
   const keyName = variables?.key ?? "API key";
-  const apiKey = fromEnv(variables?.key);
+  const apiKey = settings.apiKey;
   if (liveAsked && defaults.keyRequired && !apiKey) {
     throw new SynError(
       "config_error",
@@ -179,7 +197,7 @@ export function resolveModelConfig(
 
   let temperature: number | undefined;
   const temperatureText = provider === "openai" || provider === "openai-compatible"
-    ? nonEmpty(env("OPENAI_TEMPERATURE"))
+    ? llm.openaiTemperature
     : undefined;
   if (temperatureText !== undefined) {
     temperature = Number(temperatureText);

@@ -1,7 +1,13 @@
 /** The provider-neutral model interface every LLM caller codes against. */
 
-/** Which wire format (and which env variables) a model uses. */
-export type ProviderName = "openai" | "openai-compatible" | "gemini" | "anthropic" | "mock";
+/**
+ * The providers a user can name, in the order a chat's `--engine auto` tries their keys:
+ * the one list every command's engine list is derived from.
+ */
+export const PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
+
+/** Which wire format (and which settings) a model uses; `mock` is for tests and demos. */
+export type ProviderName = typeof PROVIDERS[number] | "mock";
 
 /**
  * Why a call failed. The first six are the Labs spec's taxonomy; `bad_request` is ours:

@@ -7,9 +7,10 @@
  * (a `ToolSession`) as an MCP server instead, on the same transports.
  *
  * ```ts
+ * import { loadConfig } from "../core/mod.ts";
  * import { connectValidator } from "./mod.ts";
  * const validator = await connectValidator({
- *   env: (name) => Deno.env.get(name),
+ *   config: loadConfig(() => undefined),
  *   selfCommand: [Deno.execPath(), "run", "-A", "main.ts"],
  * });
  * const verdict = await validator.validateAsset({ name: "demo" }, "synesthetic-asset");
@@ -21,13 +22,14 @@ export {
   connectValidator,
   type ConnectValidatorOptions,
   resolveValidatorTarget,
-  splitCommandLine,
   type ValidatorClient,
   validatorClientFromConnection,
+  type ValidatorConfig,
   type ValidatorTarget,
   type ValidatorTransport,
   type ValidatorVerdict,
 } from "./validator_client.ts";
+export { type McpEndpoint, type McpRole, resolveMcpEndpoint } from "./mcp_endpoint.ts";
 export {
   backendAssetsUrl,
   type BackendOptions,

@@ -1,5 +1,13 @@
 import { tmpdir } from "node:os";
-import { errorMessage, isRecord, SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
+import {
+  errorMessage,
+  isRecord,
+  SECRET_VARIABLE_NAMES,
+  ShellWordsError,
+  splitShellWords,
+  type SynConfig,
+  SynError,
+} from "../core/mod.ts";
 import {
   connectionFromConn,
   MAX_LINE_BYTES,
@@ -9,11 +17,18 @@ import {
   settlesWithin,
 } from "../rpc/mod.ts";
 import { PAYLOAD_TOO_LARGE_RESULT } from "./validator_service.ts";
+import { resolveMcpEndpoint } from "./mcp_endpoint.ts";
+
+/** What the client reads of the configuration: the transport, and what its child gets. */
+export type ValidatorConfig = Pick<
+  SynConfig,
+  "mcp" | "schemasDir" | "examplesDir" | "backend" | "system"
+>;
 
 /** Options of {@linkcode connectValidator}. */
 export interface ConnectValidatorOptions {
-  /** Reads one environment variable (`MCP_ENDPOINT`, `MCP_HOST`, …). */
-  env: (name: string) => string | undefined;
+  /** The configuration (`MCP_ENDPOINT`, `MCP_HOST`, …, and what a stdio child is given). */
+  config: ValidatorConfig;
   /** The argv that starts this program, used to spawn `mcp-serve --stdio` as a child. */
   selfCommand: readonly string[];
   /** Receives warnings (deprecations, fallbacks) and the child's stderr lines. */
@@ -58,80 +73,59 @@ export type ValidatorTarget =
   | { transport: "tcp"; hostname: string; port: number }
   | { transport: "socket"; path: string };
 
-/** Variables a stdio child receives from the caller's environment when they are set. */
-const FORWARDED_TO_CHILD = [
-  // The same Deno cache as ours (also when only `.env` names it): our own child then finds
-  // every npm package we have and never downloads into another cache.
-  "DENO_DIR",
-  "SYN_SCHEMAS_DIR",
-  "SYN_EXAMPLES_DIR",
-  "SYN_BACKEND_URL",
-  "SYN_BACKEND_ASSETS_PATH",
-  "MCP_READY_FILE",
-] as const;
-
-const DEPRECATED_FOR_REMOTE = ["SYN_SCHEMAS_DIR", "SYN_EXAMPLES_DIR"] as const;
+/** Variables a stdio child receives from the caller's configuration when they are set. */
+function forwardedToChild(config: ValidatorConfig): Record<string, string | undefined> {
+  return {
+    // The same Deno cache as ours (also when only `.env` names it): our own child then finds
+    // every npm package we have and never downloads into another cache.
+    DENO_DIR: config.system.denoDir,
+    SYN_SCHEMAS_DIR: config.schemasDir,
+    SYN_EXAMPLES_DIR: config.examplesDir,
+    SYN_BACKEND_URL: config.backend.url,
+    SYN_BACKEND_ASSETS_PATH: config.backend.assetsPath,
+    MCP_READY_FILE: config.mcp.readyFile,
+  };
+}
 
 /**
- * Resolves the validator transport from the environment (Labs spec transport table;
- * specs README rule 4). `MCP_ENDPOINT` = `stdio` | `tcp` | `socket`; anything else is
- * `tcp` with one warning. Nothing configured (no `MCP_ENDPOINT`, `MCP_HOST` or
- * `MCP_PORT`) → our own `mcp-serve --stdio` as a child. Throws `SynError` with code
- * `validator_config` for a configuration that cannot work (tcp without a port, socket
- * without a path, an empty `MCP_ADAPTER_CMD`).
+ * Resolves the validator transport from the configuration, as the server reads it
+ * (`resolveMcpEndpoint`, client role). Nothing configured (no `MCP_ENDPOINT`, `MCP_HOST`
+ * or `MCP_PORT`), or stdio without `MCP_ADAPTER_CMD` → our own `mcp-serve --stdio` as a
+ * child. Throws `SynError` with code `validator_config` for a configuration that cannot
+ * work (tcp without a port or on port 0, socket without a path, an `MCP_ADAPTER_CMD` that
+ * is not one plain command).
  */
 export function resolveValidatorTarget(
-  env: (name: string) => string | undefined,
+  config: Pick<ValidatorConfig, "mcp" | "schemasDir" | "examplesDir">,
   selfCommand: readonly string[],
   warn: (line: string) => void = () => {},
 ): ValidatorTarget {
   const own = { transport: "stdio" as const, command: [...selfCommand, "mcp-serve", "--stdio"] };
-  const raw = env("MCP_ENDPOINT")?.trim() ?? "";
-  let endpoint = raw.toLowerCase();
-  if (endpoint === "") {
-    if (!env("MCP_HOST") && !env("MCP_PORT")) return { ...own, own: true };
-    endpoint = "tcp";
-  } else if (endpoint !== "stdio" && endpoint !== "tcp" && endpoint !== "socket") {
-    warn(`validator: MCP_ENDPOINT=${JSON.stringify(raw)} is not tcp, stdio or socket; using tcp`);
-    endpoint = "tcp";
-  }
-  if (endpoint !== "stdio") {
-    for (const name of DEPRECATED_FOR_REMOTE) {
-      if (env(name)) {
+  const target = resolveMcpEndpoint(config.mcp, "client", (line) => warn(`validator: ${line}`));
+  if (target.transport !== "stdio") {
+    const deprecated = { SYN_SCHEMAS_DIR: config.schemasDir, SYN_EXAMPLES_DIR: config.examplesDir };
+    for (const [name, value] of Object.entries(deprecated)) {
+      if (value) {
         warn(
-          `validator: ${name} is deprecated and ignored for ${endpoint}; configure the server's schemas instead`,
+          `validator: ${name} is deprecated and ignored for ${target.transport}; configure the server's schemas instead`,
         );
       }
     }
+    return target;
   }
-  if (endpoint === "stdio") {
-    const adapter = env("MCP_ADAPTER_CMD");
-    if (adapter === undefined || adapter.trim() === "") return { ...own, own: true };
-    const command = splitCommandLine(adapter);
-    if (command.length === 0) {
-      throw new SynError("validator_config", "MCP_ADAPTER_CMD names no command");
-    }
-    return { transport: "stdio", command, own: false };
+  const adapter = target.configured ? config.mcp.adapterCommand : undefined;
+  if (adapter === undefined) return { ...own, own: true };
+  return { transport: "stdio", command: adapterCommand(adapter), own: false };
+}
+
+/** `MCP_ADAPTER_CMD` as argv, split by syn's one shell-word splitter. */
+function adapterCommand(line: string): string[] {
+  try {
+    return splitShellWords(line, "MCP_ADAPTER_CMD");
+  } catch (error) {
+    if (!(error instanceof ShellWordsError)) throw error;
+    throw new SynError("validator_config", error.message);
   }
-  if (endpoint === "socket") {
-    const path = env("MCP_SOCKET_PATH");
-    if (!path) {
-      throw new SynError("validator_config", "MCP_ENDPOINT=socket needs MCP_SOCKET_PATH");
-    }
-    return { transport: "socket", path };
-  }
-  const portText = env("MCP_PORT")?.trim();
-  if (!portText) {
-    throw new SynError(
-      "validator_config",
-      "MCP_ENDPOINT=tcp needs MCP_PORT (and MCP_HOST, default 127.0.0.1), e.g. MCP_PORT=7000",
-    );
-  }
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new SynError("validator_config", `MCP_PORT is not a TCP port: ${portText}`);
-  }
-  return { transport: "tcp", hostname: env("MCP_HOST")?.trim() || "127.0.0.1", port };
 }
 
 /**
@@ -143,12 +137,12 @@ export function resolveValidatorTarget(
 export async function connectValidator(options: ConnectValidatorOptions): Promise<ValidatorClient> {
   const warn = options.warn ?? (() => {});
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const target = resolveValidatorTarget(options.env, options.selfCommand, warn);
+  const target = resolveValidatorTarget(options.config, options.selfCommand, warn);
   if (target.transport === "stdio") {
     // Our own child must not share the default ready file with other syn processes
     // running at once (each would remove the other's): it gets a file of its own,
     // unless MCP_READY_FILE names one.
-    const extraEnv: Record<string, string> = target.own && !options.env("MCP_READY_FILE")
+    const extraEnv: Record<string, string> = target.own && !options.config.mcp.readyFile
       ? {
         MCP_READY_FILE: `${tmpdir()}/syn-mcp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}.ready`,
       }
@@ -269,10 +263,9 @@ function spawnValidator(
   const env: Record<string, string> = { ...extraEnv };
   // A child inherits our environment; a validator has no use for the provider keys, and an
   // MCP_ADAPTER_CMD may be someone else's program: it sees them empty.
-  for (const name of SECRET_ENV_NAMES) env[name] = "";
-  for (const name of FORWARDED_TO_CHILD) {
-    const value = options.env(name);
-    if (value !== undefined && value !== "") env[name] = value;
+  for (const name of SECRET_VARIABLE_NAMES) env[name] = "";
+  for (const [name, value] of Object.entries(forwardedToChild(options.config))) {
+    if (value !== undefined) env[name] = value;
   }
   // Plain text on stderr: what the child says reaches the user's terminal as a warning.
   env.NO_COLOR = "1";
@@ -378,46 +371,6 @@ async function forwardLines(
     // the child is gone
   }
   if (buffered.trim() !== "") emit(buffered.trim());
-}
-
-/**
- * Splits a command line the simple way a shell would: whitespace separates words;
- * single quotes keep text literally; double quotes keep spaces and allow `\"` and `\\`;
- * a backslash outside quotes escapes the next character. No expansion of any kind.
- */
-export function splitCommandLine(line: string): string[] {
-  const words: string[] = [];
-  let word = "";
-  let inWord = false;
-  let quote: "'" | '"' | undefined;
-  for (let index = 0; index < line.length; index++) {
-    const char = line[index];
-    if (quote === "'") {
-      if (char === "'") quote = undefined;
-      else word += char;
-    } else if (quote === '"') {
-      if (char === '"') quote = undefined;
-      else if (char === "\\" && (line[index + 1] === '"' || line[index + 1] === "\\")) {
-        word += line[++index];
-      } else word += char;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-      inWord = true;
-    } else if (char === "\\" && index + 1 < line.length) {
-      word += line[++index];
-      inWord = true;
-    } else if (/\s/.test(char)) {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-    } else {
-      word += char;
-      inWord = true;
-    }
-  }
-  if (quote) throw new SynError("validator_config", `MCP_ADAPTER_CMD has an unclosed ${quote}`);
-  if (inWord) words.push(word);
-  return words;
 }
 
 function withTimeout(promise: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SynError } from "../core/mod.ts";
+import { loadConfig, splitShellWords, SynError } from "../core/mod.ts";
 import { createMemoryConnectionPair, serveConnection } from "../rpc/mod.ts";
 import { fakeSchemaStore } from "../../tests/mcp_fake_store.ts";
 import { createValidatorHandler } from "./validator_handler.ts";
@@ -7,12 +7,11 @@ import { ValidatorService } from "./validator_service.ts";
 import {
   connectValidator,
   resolveValidatorTarget,
-  splitCommandLine,
   validatorClientFromConnection,
 } from "./validator_client.ts";
 
 const SELF = ["/bin/syn"];
-const envOf = (values: Record<string, string>) => (name: string) => values[name];
+const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 
 Deno.test("resolveValidatorTarget() starts our own stdio child when nothing is configured", () => {
   assert.deepEqual(resolveValidatorTarget(envOf({}), SELF), {
@@ -108,17 +107,23 @@ Deno.test("resolveValidatorTarget() warns once per variable that SYN_SCHEMAS_DIR
   assert.deepEqual(none, [], "forwarded to a stdio child without complaint");
 });
 
-Deno.test("splitCommandLine() splits like a simple shell, without expansion", () => {
-  assert.deepEqual(splitCommandLine("  a  b\tc "), ["a", "b", "c"]);
-  assert.deepEqual(splitCommandLine(`a "b c" 'd "e"' f\\ g "h\\"i" ''`), [
-    "a",
-    "b c",
-    'd "e"',
-    "f g",
-    'h"i',
-    "",
-  ]);
-  assert.deepEqual(splitCommandLine("$HOME *"), ["$HOME", "*"]);
+Deno.test("MCP_ADAPTER_CMD is split by the one shell-word splitter shell.exec uses", () => {
+  const adapter = (line: string) =>
+    resolveValidatorTarget(envOf({ MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: line }), SELF);
+  for (const line of [`a "b c" 'd "e"' f\\ g "h\\"i" ''`, `prog "a\\$b" "c\\d"`]) {
+    const command = splitShellWords(line);
+    assert.deepEqual(adapter(line), { transport: "stdio", command, own: false }, line);
+  }
+  // POSIX: inside double quotes a backslash escapes `$`, and stays before other characters.
+  assert.deepEqual(splitShellWords(`prog "a\\$b" "c\\d"`), ["prog", "a$b", "c\\d"]);
+  // Nothing is expanded, so what a shell would expand is refused rather than passed on.
+  for (const line of ["prog $HOME", "prog *", "prog; rm x", "a | b"]) {
+    assert.throws(
+      () => adapter(line),
+      (error) => error instanceof SynError && error.code === "validator_config",
+      line,
+    );
+  }
 });
 
 Deno.test("connectValidator() turns a refused connection into transport_error results", async () => {
@@ -126,7 +131,7 @@ Deno.test("connectValidator() turns a refused connection into transport_error re
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   const client = await connectValidator({
-    env: envOf({ MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(port) }),
+    config: envOf({ MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(port) }),
     selfCommand: SELF,
   });
   assert.equal(client.transport, "tcp");

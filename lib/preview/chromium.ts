@@ -16,11 +16,10 @@ export const NO_CHROMIUM = "no Chromium found: install one (Debian: apt-get inst
   "or set SYN_CHROMIUM to its path";
 
 /**
- * The Chromium to drive: `SYN_CHROMIUM` when set (it must exist), else the first installed
+ * The Chromium to drive: `chosen` (`SYN_CHROMIUM`) when set (it must exist), else the first installed
  * of the usual places; undefined when there is none.
  */
-export function findChromium(env: (name: string) => string | undefined): string | undefined {
-  const chosen = env("SYN_CHROMIUM");
+export function findChromium(chosen: string | undefined): string | undefined {
   const isFile = (path: string) => {
     try {
       return Deno.statSync(path).isFile;
@@ -49,7 +48,7 @@ export async function launchChromium(executablePath: string): Promise<HeadlessCh
   // refuses /proc paths without --allow-all, so the binary (compiled with narrower
   // permissions) would fail there. With this variable set the probe runs only when asked,
   // and Chromium on WSL is not something this launcher needs to know about.
-  if (Deno.env.get("__IS_WSL_TEST__") === undefined) Deno.env.set("__IS_WSL_TEST__", "1");
+  Deno.env.set("__IS_WSL_TEST__", "1");
   const { chromium } = await import("playwright-core");
   const profile = await Deno.makeTempDir({ prefix: "syn-chromium-" });
   let browser: Browser;

@@ -20,7 +20,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { errorMessage, secretsFromEnv, VERSION } from "../core/mod.ts";
+import { errorMessage, VERSION } from "../core/mod.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import {
   type McpHttpServerOptions,
@@ -40,7 +40,10 @@ export interface McpProxyOptions {
   stateDir: string;
   /** Offer composites with a step the upstream does not mark read-only. */
   allowWrites: boolean;
-  env: (name: string) => string | undefined;
+  /** `SYN_EVENT_STORE`: another event store than the state folder's SQLite file. */
+  eventStore?: string;
+  /** Secret values (keys, tokens) masked in what is recorded and reported. */
+  secrets: readonly string[];
   /** A line for the operator (stderr): never the client's stream. */
   report: (line: string) => void;
   now?: () => number;
@@ -68,8 +71,8 @@ export interface McpProxy extends AsyncDisposable {
 
 /** Opens the event store and the recorder; sessions are opened later, one per client. */
 export async function openMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
-  const store = await openEventStore(options.stateDir, options.env);
-  const secrets = [...upstreamSecrets(options.upstream), ...secretsFromEnv(options.env)];
+  const store = await openEventStore(options.stateDir, options.eventStore);
+  const secrets = [...upstreamSecrets(options.upstream), ...options.secrets];
   const recorder = new ToolCallRecorder(store, {
     secrets,
     onError: (line) => options.report(`recording: ${line}`),

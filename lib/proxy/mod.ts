@@ -13,7 +13,7 @@
  *   upstream: { kind: "stdio", command: "node", args: ["server.js", "/data"] },
  *   stateDir: ".syn",
  *   allowWrites: false,
- *   env: (name) => Deno.env.get(name),
+ *   secrets: [],
  *   report: (line) => console.error(line),
  * });
  * ```

@@ -8,7 +8,7 @@
  *
  * ```ts
  * import { ingestSources, openEventStore } from "./mod.ts";
- * await using store = await openEventStore(".syn", (name) => Deno.env.get(name));
+ * await using store = await openEventStore(".syn", undefined);
  * const counts = await ingestSources(store, [{ path: "events.jsonl" }]);
  * // { files: 1, read: 120, added: 120, duplicates: 0, skipped: 0, bad: [], bad_total: 0 }
  * ```
@@ -144,7 +144,6 @@ export {
 export { INGEST_FIRST, loadSessions, type LoadSessionsOptions } from "./load_sessions.ts";
 export { mineStoredChains, type StoredChains } from "./mine_stored_chains.ts";
 export {
-  SYNTHESIS_PROVIDERS,
   type SynthesisEngine,
   synthesisEngine,
   type SynthesisEngineOptions,

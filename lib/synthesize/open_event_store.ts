@@ -3,16 +3,16 @@ import type { EventStore } from "./event_store.ts";
 import { openSqliteEventStore } from "./sqlite_event_store.ts";
 
 /**
- * The event store the environment asks for: `SYN_EVENT_STORE` empty (or `sqlite`) is
+ * The event store the configuration asks for: `SYN_EVENT_STORE` unset (or `sqlite`) is
  * `<stateDir>/events.sqlite`; a `postgres://` or `postgresql://` URL is that database (its
  * client is loaded only then). Anything else is a `config_error` that names the scheme but
  * never the value, which may hold a password.
  */
 export async function openEventStore(
   stateDir: string,
-  env: (name: string) => string | undefined,
+  eventStore: string | undefined,
 ): Promise<EventStore> {
-  const target = env("SYN_EVENT_STORE")?.trim() ?? "";
+  const target = eventStore?.trim() ?? "";
   if (target === "" || target === "sqlite") return openSqliteEventStore(stateDir);
   if (/^postgres(?:ql)?:\/\//i.test(target)) {
     const { openPostgresEventStore } = await import("./postgres_event_store.ts");

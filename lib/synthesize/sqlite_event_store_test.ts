@@ -53,12 +53,12 @@ Deno.test("openSqliteDatabase() refuses ATTACH DATABASE", async () => {
 Deno.test("openEventStore() picks SQLite by default and refuses unknown stores by scheme only", async () => {
   await using state = tempState();
   for (const value of [undefined, "", "sqlite"]) {
-    const store = await openEventStore(state.path, () => value);
+    const store = await openEventStore(state.path, value);
     assert.equal(store.location, `sqlite ${join(state.path, SQLITE_EVENTS_FILE)}`);
     await store.close();
   }
   await assert.rejects(
-    openEventStore(state.path, () => "mysql://root:hunter22@db/x"),
+    openEventStore(state.path, "mysql://root:hunter22@db/x"),
     (error: Error) => {
       assert.match(error.message, /SYN_EVENT_STORE must be empty .* not mysql:$/);
       assert.doesNotMatch(error.message, /hunter22/);

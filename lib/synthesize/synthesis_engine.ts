@@ -2,13 +2,20 @@
  * Who writes a composite tool: the offline synthesizer, or a language model through
  * `lib/llm`, with the synthesis config's `llm` keys (timeout, retries, backoff) applied.
  */
-import { type BackoffOptions, errorMessage, UsageError } from "../core/mod.ts";
+import {
+  type BackoffOptions,
+  errorMessage,
+  loadConfig,
+  type SynConfig,
+  UsageError,
+} from "../core/mod.ts";
 import {
   createLanguageModel,
   type LanguageModel,
   type LanguageModelDeps,
   type ModelConfig,
   type ProviderName,
+  PROVIDERS,
   resolveModelConfig,
 } from "../llm/mod.ts";
 import type { MinedChain } from "./mine_chains.ts";
@@ -24,13 +31,10 @@ export interface SynthesisEngine {
   write(chain: MinedChain, samples: ChainSample[]): Promise<SynthesizedTool>;
 }
 
-/** The providers an engine may name besides `deterministic`. */
-export const SYNTHESIS_PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
-
 /** What a provider engine needs from outside. */
 export interface SynthesisEngineOptions {
-  /** Reads the provider's variables (keys, endpoint, LABS_EXTERNAL_LIVE); default: none set. */
-  env?: (name: string) => string | undefined;
+  /** The provider settings (keys, endpoints, LABS_EXTERNAL_LIVE); default: none set. */
+  config?: Pick<SynConfig, "llm" | "secrets">;
   /** `--model`, `--endpoint`: they win over the environment. */
   model?: string;
   endpoint?: string;
@@ -52,9 +56,9 @@ export function synthesisEngine(
   if (name === "deterministic") {
     return { name, write: (chain, samples) => writeOffline(chain, samples, maxParallelSteps) };
   }
-  if (!(SYNTHESIS_PROVIDERS as readonly string[]).includes(name)) {
+  if (!(PROVIDERS as readonly string[]).includes(name)) {
     throw new UsageError(
-      `--engine takes deterministic, ${SYNTHESIS_PROVIDERS.join(", ")}: ${name}`,
+      `--engine takes deterministic, ${PROVIDERS.join(", ")}: ${name}`,
     );
   }
   const modelConfig = withLlmKeys(providerConfig(name as ProviderName, options), config.llm);
@@ -92,7 +96,10 @@ async function writeOffline(
 function providerConfig(name: ProviderName, options: SynthesisEngineOptions): ModelConfig {
   const flags = { model: options.model, endpoint: options.endpoint };
   try {
-    return resolveModelConfig(name, { env: options.env ?? (() => undefined), flags });
+    return resolveModelConfig(name, {
+      config: options.config ?? loadConfig(() => undefined),
+      flags,
+    });
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { loadConfig, UsageError } from "../core/mod.ts";
 import { type LanguageModelDeps, mockLanguageModel, type ModelConfig } from "../llm/mod.ts";
 import {
   memoryStoreWith,
@@ -63,12 +63,14 @@ Deno.test("synthesisEngine() gives a provider the llm keys: timeout, retries, ba
   assert.deepEqual(deps.backoff, { baseMs: 250, factor: 3, capMs: 60_000, jitter: 0.2 });
 });
 
-Deno.test("synthesisEngine() reads the provider's settings from the env it is given", () => {
-  const env = (name: string) => ({ LABS_EXTERNAL_LIVE: "1" } as Record<string, string>)[name];
+Deno.test("synthesisEngine() reads the provider's settings from the configuration it is given", () => {
+  const config = loadConfig((name) =>
+    ({ LABS_EXTERNAL_LIVE: "1" } as Record<string, string>)[name]
+  );
   assert.throws(
-    () => synthesisEngine("openai", synthesizeConfig(), { env }),
+    () => synthesisEngine("openai", synthesizeConfig(), { config }),
     (error) => error instanceof UsageError && /OPENAI_API_KEY is not set/.test(error.message),
   );
-  // Without an env, nothing is set: mock mode, no key needed.
+  // Without a configuration, nothing is set: mock mode, no key needed.
   assert.equal(synthesisEngine("openai", synthesizeConfig()).name, "openai");
 });

@@ -42,7 +42,7 @@ export interface RecordedCall {
 
 /** Options of {@linkcode ToolCallRecorder}. */
 export interface ToolCallRecorderOptions {
-  /** Values masked in arguments and summaries (`secretsFromEnv`, upstream header values). */
+  /** Values masked in arguments and summaries (the configuration's secrets, upstream header values). */
   secrets?: readonly string[];
   /** The session of a call that names none (default: one id for the recorder's life). */
   sessionId?: () => string;

@@ -1,3 +1,4 @@
+import { loadConfig } from "../../lib/core/mod.ts";
 import { createLanguageModel, resolveModelConfig } from "../../lib/llm/mod.ts";
 import {
   type ChatFluxConfig,
@@ -149,7 +150,10 @@ export async function gatewayFixture(
     GEMINI_API_KEY: "AIzaTest0000000000000000000000000000",
   };
   const model = createLanguageModel(
-    resolveModelConfig(provider, { env: (name) => env[name], flags: { endpoint, live: true } }),
+    resolveModelConfig(provider, {
+      config: loadConfig((name) => env[name]),
+      flags: { endpoint, live: true },
+    }),
   );
   const config = { ...DEFAULT_CHAT_FLUX_CONFIG, ...options.config };
   const gateway = new ChatGateway({

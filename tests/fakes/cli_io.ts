@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { CliIo } from "../../lib/cli/mod.ts";
+import { loadConfig } from "../../lib/core/mod.ts";
 import { childEnv, killAfter } from "./child_env.ts";
 
 /** The argv that starts this checkout's `main.ts`, for commands that spawn themselves. */
@@ -17,7 +18,7 @@ export interface FakeIo extends CliIo {
   readonly err: () => string;
 }
 
-/** A `CliIo` with captured output, a fixed environment and optional standard input. */
+/** A `CliIo` with captured output, a configuration from `env` and optional standard input. */
 export function fakeIo(
   options: { env?: Record<string, string>; stdin?: string; cwd?: string; terminal?: boolean } = {},
 ): FakeIo {
@@ -38,7 +39,7 @@ export function fakeIo(
         controller.close();
       },
     }),
-    env: (name) => env[name],
+    config: loadConfig((name) => env[name]),
     stderrIsTerminal: options.terminal ?? false,
     cwd: options.cwd ?? Deno.cwd(),
     selfCommand: SELF_COMMAND,
