@@ -10,6 +10,7 @@ import { runMcpProxy } from "../lib/proxy/mod.ts";
 import { openEventStore, SynthesizedRegistry } from "../lib/synthesize/mod.ts";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
+import { type PipedCall, pipeToSyn } from "./fakes/mcp_shell_client.ts";
 
 const FAKE = new URL("./fakes/fake_mcp_records.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
@@ -224,6 +225,72 @@ Deno.test("a wire from the wrong key passes replay and fails execution against t
       });
       assert.deepEqual(result.structuredContent, { id: "r2", body: "the body of carol number 2" });
     });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A shell pipe's calls: all written at once, then the end of input, long before answers. */
+const PIPED_CALLS: PipedCall[] = [
+  { name: "fs.list_dir", arguments: { path: "." } },
+  { name: "fs.read_text", arguments: { path: "notes.txt" } },
+  { name: "fs.read_text", arguments: { path: "../outside.txt" } },
+  { name: "no.such_tool", arguments: {} },
+  { name: "fs.read_text", arguments: { path: "notes.txt" } },
+  { name: "fs.list_dir", arguments: { path: "." } },
+];
+
+Deno.test("syn mcp-proxy driven by a shell pipe answers and records every call in flight when input ends", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn_proxy_pipe_" }));
+  try {
+    await Deno.mkdir(`${dir}/root`);
+    await Deno.writeTextFile(`${dir}/root/notes.txt`, "call Ada on monday");
+    const run = await pipeToSyn(
+      [
+        "mcp-proxy",
+        "--state-dir",
+        `${dir}/state`,
+        "--",
+        ...SELF_COMMAND,
+        "mcp-serve",
+        "--tools",
+        "--root",
+        `${dir}/root`,
+        "--state-dir",
+        `${dir}/upstream-state`,
+      ],
+      PIPED_CALLS,
+      { env: { MCP_READY_FILE: `${dir}/mcp.ready` }, cwd: dir },
+    );
+    const shown = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    assert.equal(run.code, 0, shown);
+    assert.deepEqual([...run.answers.keys()].sort(), [0, 1, 2, 3, 4, 5, 6], shown);
+    const text = (id: number) => JSON.stringify(run.answers.get(id));
+    assert.match(text(2), /call Ada on monday/);
+    assert.match(text(3), /path_escape/);
+    assert.match(text(4), /no\.such_tool/);
+    // Nothing went wrong on the way out: no recording failure, no write to a closed pipe.
+    assert.deepEqual(
+      run.stderr.split("\n").filter((line) => /error|warn|could not|not recorded/i.test(line)),
+      [],
+      shown,
+    );
+    await using store = await openEventStore(`${dir}/state`, undefined);
+    const sessions = await store.getSessions();
+    assert.equal(sessions.length, 1, shown);
+    const events = await store.getBySession(sessions[0].session_id);
+    assert.deepEqual(
+      events.map((event) => [event.tool_id, event.outcome]).sort(),
+      [
+        ["fs.list_dir", "SUCCESS"],
+        ["fs.list_dir", "SUCCESS"],
+        ["fs.read_text", "FAILURE"],
+        ["fs.read_text", "SUCCESS"],
+        ["fs.read_text", "SUCCESS"],
+        ["no.such_tool", "FAILURE"],
+      ],
+      shown,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

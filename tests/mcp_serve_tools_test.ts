@@ -12,6 +12,7 @@ import { openSqliteEventStore } from "../lib/synthesize/mod.ts";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { fakeIo, runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
 import { connectHttpClient, spawnHttpServer } from "./fakes/mcp_http_child.ts";
+import { pipeToSyn } from "./fakes/mcp_shell_client.ts";
 
 const SECRET = "sk-live-secret-0123456789abcdef";
 
@@ -242,6 +243,47 @@ Deno.test("mcp-serve --tools refuses what it cannot serve, before serving (exit 
       assert.equal(code, 2, `${args.join(" ")}: ${io.err()}`);
       assert.match(io.err(), message);
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-serve --tools driven by a shell pipe answers and records every call before it exits", async () => {
+  const { dir, root, state } = await folders();
+  try {
+    const run = await pipeToSyn(
+      ["mcp-serve", "--tools", "--root", root, "--state-dir", state],
+      [
+        { name: "fs.list_dir", arguments: { path: "docs" } },
+        { name: "fs.read_text", arguments: { path: "docs/guide.md" } },
+        { name: "fs.read_text", arguments: { path: "../outside.txt" } },
+        { name: "fs.list_dir", arguments: { path: "." } },
+        { name: "fs.read_text", arguments: { path: "docs/guide.md" } },
+      ],
+      { env: { MCP_READY_FILE: `${state}.ready` }, cwd: dir },
+    );
+    const shown = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    assert.equal(run.code, 0, shown);
+    assert.deepEqual([...run.answers.keys()].sort(), [0, 1, 2, 3, 4, 5], shown);
+    assert.match(JSON.stringify(run.answers.get(2)), /how to use the guide/);
+    assert.match(JSON.stringify(run.answers.get(3)), /path_escape/);
+    assert.deepEqual(
+      run.stderr.split("\n").filter((line) => /error|warn|could not|not recorded/i.test(line)),
+      [],
+      shown,
+    );
+    const { events } = await recordedEvents(state);
+    assert.deepEqual(
+      events.map((event) => [event.tool_id, event.outcome]).sort(),
+      [
+        ["fs.list_dir", "SUCCESS"],
+        ["fs.list_dir", "SUCCESS"],
+        ["fs.read_text", "FAILURE"],
+        ["fs.read_text", "SUCCESS"],
+        ["fs.read_text", "SUCCESS"],
+      ],
+      shown,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

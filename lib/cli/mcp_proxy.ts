@@ -31,7 +31,9 @@ Usage:
 Put syn mcp-proxy where your MCP client starts a server, with that server after '--'. The
 client sees the same server: its tools, resources, prompts and capabilities, unchanged
 (progress and cancellation of tool calls, and list-changed notifications, pass through).
-The proxy speaks MCP on stdin/stdout; its own messages go to stderr.
+The proxy speaks MCP on stdin/stdout; its own messages go to stderr. When stdin ends, the
+requests still in flight are answered and recorded before it exits, so a client that
+writes its requests and closes its end (a shell pipe) still reads every answer.
 
 With --http, it serves MCP over Streamable HTTP on http://HOST:PORT/mcp instead, as
 'syn mcp-serve --http' does, for clients that connect by URL: every request must carry

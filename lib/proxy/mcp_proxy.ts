@@ -19,7 +19,6 @@ import {
   Server,
   type Transport,
 } from "@modelcontextprotocol/server";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { errorMessage, VERSION } from "../core/mod.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import {
@@ -33,6 +32,7 @@ import { offerComposites } from "./upstream_composites.ts";
 import { serveToolCall } from "./_tool_call.ts";
 import type { ProxyState } from "./_proxy_state.ts";
 import { forwardNotifications, forwardRequests } from "./_forwarding.ts";
+import { DrainingStdioServerTransport } from "./_stdio_transport.ts";
 
 export interface McpProxyOptions {
   upstream: UpstreamTarget;
@@ -141,8 +141,10 @@ async function openProxySession(
 
 /**
  * Serves one client on `transport` (standard input and output by default) until it goes
- * away; then writes the last events and closes the upstream. Calls are recorded under
- * `sessionId` (default: one per run).
+ * away; then writes the last events and closes the upstream. On standard input, the
+ * requests still in flight when the input ends are answered (and their calls recorded)
+ * before the connection closes, as a client that writes its requests and closes its end
+ * (a shell pipe) expects. Calls are recorded under `sessionId` (default: one per run).
  */
 export async function runMcpProxy(
   options: McpProxyOptions & { transport?: Transport; sessionId?: string },
@@ -156,7 +158,7 @@ export async function runMcpProxy(
       resolve();
     };
   });
-  await server.connect(options.transport ?? new StdioServerTransport());
+  await server.connect(options.transport ?? new DrainingStdioServerTransport());
   await closed;
 }
 
