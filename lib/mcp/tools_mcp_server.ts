@@ -67,14 +67,16 @@ export function toolAnnotations(effects: ToolEffects = UNKNOWN_EFFECTS): ToolAnn
 }
 
 /**
- * The MCP result of a tool result: `structuredContent` is the tool result itself, a text
- * content holds its JSON, and `ok: false` is `isError: true` (a refusal the model should
- * read, not a protocol error).
+ * The MCP result of a tool result: `structuredContent` is the tool result without its
+ * call id (a per-server counter that means nothing to the client and would make equal
+ * answers differ), a text content holds its JSON, and `ok: false` is `isError: true` (a
+ * refusal the model should read, not a protocol error).
  */
 export function toolCallResult(result: ToolResult): CallToolResult {
+  const { id: _id, ...answer } = result;
   return {
-    content: [{ type: "text", text: JSON.stringify(result) }],
-    structuredContent: result as unknown as Record<string, unknown>,
+    content: [{ type: "text", text: JSON.stringify(answer) }],
+    structuredContent: answer as unknown as Record<string, unknown>,
     isError: !result.ok,
   };
 }
