@@ -57,8 +57,10 @@ function progressPrefix(text: string): string {
  * what is written (provider text quoted in an error, a model's reply) are shown as text —
  * except the progress prefix syn writes itself.
  */
+const stderr = new SerialWriter((bytes) => Deno.stderr.write(bytes));
+
 function stderrWriter(): (text: string) => Promise<void> {
-  const writer = new SerialWriter((bytes) => Deno.stderr.write(bytes));
+  const writer = stderr;
   return (text) => {
     const prefix = progressPrefix(text);
     return writer.write(prefix + neutralizeTerminalText(text.slice(prefix.length)));
@@ -83,7 +85,19 @@ export async function realIo(): Promise<CliIo> {
   };
 }
 
+/**
+ * Lines logged without waiting (a server's shutdown line) are written before the exit; a
+ * stderr that no longer takes anything holds the exit up for at most a second.
+ */
+async function flushStderr(): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => timer = setTimeout(resolve, 1000));
+  await Promise.race([stderr.flush(), limit]);
+  clearTimeout(timer);
+}
+
 if (import.meta.main) {
   const code = await runCli(Deno.args, await realIo(), COMMANDS);
+  await flushStderr();
   Deno.exit(code);
 }
