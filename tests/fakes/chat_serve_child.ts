@@ -34,23 +34,30 @@ export interface ServedChat extends AsyncDisposable {
   httpUrl: string;
   /** `ws://127.0.0.1:PORT` */
   wsUrl: string;
+  /** The sandbox root its tools work in. */
+  root: string;
   /** Its standard error so far. */
   log(): string;
 }
 
 /**
- * Starts `syn chat serve --engine template` on a free port with `args` added, its sandbox
- * root a fresh temporary folder, and waits (at most 20 s) for its ready file.
+ * Starts `syn chat serve` on a free port with `args` added (`--engine template` unless they
+ * name one) and `env` in its environment, its sandbox root a fresh temporary folder (also
+ * `root`); waits at most 20 s for its ready file.
  */
-export async function startChatServe(args: string[] = []): Promise<ServedChat> {
+export async function startChatServe(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServedChat> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn-chat-serve-" }));
   const readyFile = join(dir, "ready.json");
   await Deno.mkdir(join(dir, "root"));
   const child = new Deno.Command(SELF_COMMAND[0], {
-    args: [...SELF_COMMAND.slice(1), "chat", "serve", "--port", "0", "--engine", "template"]
+    args: [...SELF_COMMAND.slice(1), "chat", "serve", "--port", "0"]
+      .concat(args.includes("--engine") ? [] : ["--engine", "template"])
       .concat(["--root", join(dir, "root"), "--ready-file", readyFile, ...args]),
     clearEnv: true,
-    env: childEnv(),
+    env: childEnv(env),
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -88,6 +95,7 @@ export async function startChatServe(args: string[] = []): Promise<ServedChat> {
         token: new URL(ready.url).searchParams.get("token") ?? "",
         httpUrl: `http://127.0.0.1:${ready.port}`,
         wsUrl: `ws://127.0.0.1:${ready.port}`,
+        root: join(dir, "root"),
         log: () => log,
         [Symbol.asyncDispose]: stop,
       };
