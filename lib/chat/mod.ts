@@ -94,6 +94,15 @@ export {
 } from "./client_frame.ts";
 export { CHAT_PAGE } from "./chat_page.ts";
 export {
+  autoEngine,
+  CHAT_ENGINES,
+  type ChatBackend,
+  type ChatEngine,
+  chatModel,
+  type EnvironmentReader,
+  openChatSession,
+} from "./chat_backend.ts";
+export {
   composeTraces,
   createTurn,
   type Trace,

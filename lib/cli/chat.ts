@@ -4,32 +4,29 @@ import {
   isLoopbackHostname,
   neutralizeTerminalText,
   newServerToken,
+  secretsFromEnv,
   serveLocal,
   UsageError,
 } from "../core/mod.ts";
 import {
+  CHAT_ENGINES,
+  type ChatEngine,
   type ChatEvent,
   type ChatFluxConfig,
   ChatGateway,
+  chatModel,
   type ChatSession,
   DEFAULT_CHAT_FLUX_CONFIG,
   MemoryStore,
+  openChatSession,
   ReplyBuffer,
   SESSION_ID,
 } from "../chat/mod.ts";
 import { isCapability } from "../tools/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
-import {
-  CHAT_ENGINES,
-  type ChatEngine,
-  type ChatEnvironment,
-  chatModel,
-  chatRoot,
-  chatToolRegistry,
-  leaveRoot,
-  openChatSession,
-} from "./_chat_backend.ts";
+import { type ChatEnvironment, chatRoot, chatToolRegistry, leaveRoot } from "./_chat_backend.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { onStopSignals } from "./_stop_signals.ts";
 
 export const help =
   `syn chat — streaming agent chat: a REPL, and a WebSocket gateway with a web page
@@ -183,12 +180,13 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
   const { root, temporary } = await chatRoot(values.root, io);
   let model;
   try {
-    model = chatModel(engine, io, { model: values.model, endpoint: values.endpoint });
+    model = chatModel(engine, { env: io.env, model: values.model, endpoint: values.endpoint });
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
   const stateDir = stateFlag ? resolve(io.cwd, stateFlag) : undefined;
   const key = io.env("SYN_CHAT_KEY") || undefined;
+  const compositesDir = stateFlag ? resolve(io.cwd, stateFlag) : undefined;
   return {
     model,
     config,
@@ -205,7 +203,9 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     memory: stateDir ? MemoryStore.open(stateDir, { key }) : undefined,
     memoryAcrossSessions: io.env("SYN_CHAT_MEMORY_SCOPE") === "all_sessions",
     // Composites only from a state folder the user named: a cloned repository's ./.syn is not trusted.
-    compositesDir: stateFlag ? resolve(io.cwd, stateFlag) : undefined,
+    compositesDir,
+    secrets: secretsFromEnv(io.env),
+    toolRegistry: () => chatToolRegistry({ compositesDir }, io.stderr),
   };
 }
 
@@ -221,7 +221,7 @@ function sessionIdFrom(values: Values): string {
 
 async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
   const id = sessionIdFrom(values);
-  const session = await openChatSession(env, id, "kgent", io);
+  const session = await openChatSession(env, id, "kgent");
   const say = (text: string) => io.stderr(`${text}\n`);
   await say(
     `syn chat — session ${id}, model ${
@@ -240,16 +240,10 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   }
   await say("type /help for commands, Ctrl-C stops a reply, /quit leaves");
   let current: string | undefined;
-  const onInterrupt = () => {
+  // Ctrl-C stops the current reply, not the REPL.
+  const stopListening = onStopSignals(() => {
     if (current && session.stop(current)) void say("\n(stopped)");
-  };
-  let listening = false;
-  try {
-    Deno.addSignalListener("SIGINT", onInterrupt);
-    listening = true;
-  } catch {
-    // No signals here (a test io): Ctrl-C then ends the process as usual.
-  }
+  }, ["SIGINT"]);
   const prompt = () => (io.stderrIsTerminal ? io.stderr("> ") : undefined);
   try {
     await prompt();
@@ -278,7 +272,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
       current = undefined;
     }
   } finally {
-    if (listening) Deno.removeSignalListener("SIGINT", onInterrupt);
+    stopListening();
     await session.close().catch(() => {});
     env.memory?.close();
     await leaveRoot(env, say);
@@ -436,7 +430,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     maxSessions: countFlag(values, "max-sessions"),
     maxSockets: countFlag(values, "max-connections"),
     maxSocketsPerPeer: countFlag(values, "max-connections-per-peer"),
-    openSession: (id, agent) => openChatSession(env, id, agent, io),
+    openSession: (id, agent) => openChatSession(env, id, agent),
     log,
   });
   const stopping = new AbortController();
@@ -463,13 +457,12 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
       env.model.provider === "mock" ? "template" : env.model.provider
     } state_dir=${env.stateDir ?? "(none: nothing is saved)"} root=${env.root}`,
   );
-  const stop = () => stopping.abort();
-  onStopSignals(stop, true);
+  const stopListening = onStopSignals(() => stopping.abort());
   await served.server.finished;
   await gateway.close();
   env.memory?.close();
   if (readyFile) await Deno.remove(readyFile).catch(() => {});
-  onStopSignals(stop, false);
+  stopListening();
   await leaveRoot(env, log);
   log("chat:stopped");
   return EXIT.ok;
@@ -508,15 +501,4 @@ function countFlag(
 async function writeReadyFile(path: string, ready: { host: string; port: number; url: string }) {
   await Deno.writeTextFile(path, `${JSON.stringify(ready)}\n`, { mode: 0o600 });
   await Deno.chmod(path, 0o600);
-}
-
-function onStopSignals(stop: () => void, listen: boolean): void {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      if (listen) Deno.addSignalListener(signal, stop);
-      else Deno.removeSignalListener(signal, stop);
-    } catch {
-      // not available here
-    }
-  }
 }
