@@ -6,7 +6,8 @@
  * our memory. These tests keep that true (the previous server queued every pong and grew
  * without limit), and pin where frame sizes are enforced: the runtime drops a connection
  * whose frame declares 64 MiB or more; below that the frame is read whole before the
- * gateway's 1 MiB check refuses it.
+ * gateway's 1 MiB check refuses it. A socket the gateway closed but whose peer hangs on
+ * (the close cannot complete) no longer keeps its session from expiring.
  */
 import assert from "node:assert/strict";
 import { TestSocket } from "./fakes/chat_gateway.ts";
@@ -133,5 +134,48 @@ Deno.test({
     client.message("and now a normal one", "c1");
     await client.done("c1");
     await client.close();
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name:
+    "gateway: a socket closed for not reading no longer holds its session, which expires while the peer hangs on",
+  async fn() {
+    // The observer never reads: the gateway closes it (1013) once 256 KiB wait unsent, but
+    // its close frame waits behind the unsent bytes, so the socket stays CLOSING for as long
+    // as the peer keeps the connection. Pings are off: what closes it is the cap.
+    const answer = "a long answer that a slow reader will not read. ".repeat(19_000);
+    await using fixture = await gatewayFixture({
+      answer: () => answer,
+      chunkSize: 20,
+      config: {
+        entropy_budget: 1_000_000,
+        buffer_chunks: 1,
+        stream_timeout: 120,
+        heartbeat_interval: 300,
+      },
+      maxBufferedBytes: 256 * 1024,
+      sessionTtlSeconds: 1,
+    });
+    const conn = await rawWebSocket(
+      fixture.port,
+      `/observe/kgent?session=hung&token=${fixture.token}`,
+    );
+    const sender = await fixture.ws("/perturb/kgent?session=hung");
+    sender.message("tell me everything", "c0");
+    const deadline = Date.now() + 60_000;
+    while (!(await fixture.gateway.replyFinished("hung", "c0"))) {
+      assert.ok(Date.now() < deadline, "the reply never finished");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(fixture.gateway.slowReadersClosed, 1, "the slow reader was not closed");
+    await sender.close();
+    while (fixture.gateway.sessionCount > 0) {
+      assert.ok(Date.now() < deadline, "the session never expired: the closed socket holds it");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(fixture.gateway.socketCount, 1, "the hung connection is still counted");
+    conn.close();
   },
 });

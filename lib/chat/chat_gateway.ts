@@ -448,6 +448,7 @@ export class ChatGateway {
     const now = this.#clock.now();
     for (const [id, pending] of this.#sessions) {
       void pending.then((live) => {
+        this.#dropClosingClients(live);
         const idle = now - live.session.lastActive > this.#options.sessionTtlSeconds * 1000;
         if (idle && live.clients.size === 0 && this.#sessions.get(id) === pending) {
           this.#sessions.delete(id);
@@ -458,6 +459,21 @@ export class ChatGateway {
       }, () => {});
     }
     if (this.#budgets.size > MAX_CLIENT_BUDGETS / 2) this.#forgetFullBudgets();
+  }
+
+  /**
+   * Lets go of the session's sockets that are closing. A socket closed for not reading stays
+   * CLOSING while its peer holds the connection — its close frame waits behind the unsent
+   * bytes, and the standard WebSocket cannot drop the connection — so it would keep its
+   * session from ever expiring. It still counts against the socket caps until it is gone.
+   */
+  #dropClosingClients(live: LiveSession): void {
+    for (const client of live.clients) {
+      if (client.socket.readyState === OPEN) continue;
+      live.clients.delete(client);
+      for (const off of client.subscriptions.values()) off();
+      client.subscriptions.clear();
+    }
   }
 
   /** Stops a session's replies and frees what it holds (sandbox, stores, checkpoint saved). */
