@@ -31,11 +31,14 @@ async function eventually(check: () => boolean, what: string, ms = 15_000): Prom
 
 Deno.test({
   ...TEST,
-  name: "gateway: an expired session releases its sandbox worker and memory store",
+  name: "gateway: an expired session releases its sandbox worker and its view of the memory store",
   async fn() {
     const stateDir = await Deno.makeTempDir();
     const root = await Deno.makeTempDir();
     const config = { ...DEFAULT_CHAT_FLUX_CONFIG, entropy_budget: 1000 };
+    // The process's one memory store, as `syn chat serve` has it: each session takes a view,
+    // and what expiry must give back is the view (and the sandbox), not the shared store.
+    const memory = MemoryStore.open(stateDir);
     await using fixture = await gatewayFixture({
       sessionTtlSeconds: 1,
       config,
@@ -48,7 +51,7 @@ Deno.test({
           ]),
           fallback: templateModel(),
           tools: await ToolSession.open({ root, bubblewrap: "off" }),
-          memory: MemoryStore.open(stateDir),
+          memory,
           config,
         }),
     });
@@ -69,6 +72,7 @@ Deno.test({
       () => descriptors() <= before + 2,
       `descriptors back near ${before} (now ${descriptors()})`,
     );
+    memory.close();
     await Deno.remove(stateDir, { recursive: true });
     await Deno.remove(root, { recursive: true });
   },
