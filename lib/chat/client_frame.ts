@@ -88,9 +88,12 @@ function parseJson(data: unknown): { ok: true; frame: unknown } | { ok: false; m
   }
 }
 
+/** A usable correlation id, by the schema's own pattern. */
+const CORRELATION_ID = new RegExp(clientFrameSchema.$defs.correlation_id.pattern);
+
 /** Where the refusal of an invalid frame goes: its correlation id, when it has a usable one. */
 function replyAddress(frame: unknown): string | undefined {
   const data = (frame as { data?: { correlation_id?: unknown } } | null)?.data;
   const id = data !== null && typeof data === "object" ? data.correlation_id : undefined;
-  return typeof id === "string" && /^[\x21-\x7e]{1,128}$/.test(id) ? id : undefined;
+  return typeof id === "string" && CORRELATION_ID.test(id) ? id : undefined;
 }
