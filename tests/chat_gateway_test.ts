@@ -74,8 +74,9 @@ Deno.test({
   async fn() {
     await using fixture = await gatewayFixture();
     const socket = await fixture.ws("/chat/kgent?session=bad");
+    // Each frame with the correlation id its refusal carries (none when it cannot be read).
     const frames: [unknown, string][] = [
-      ["not json", "x0"],
+      ["not json", ""],
       [{ action: "message", version: "0.9", data: { content: "hi", correlation_id: "x1" } }, "x1"],
       [
         { action: "message", version: "1.0.0", data: { content: "   ", correlation_id: "x2" } },
@@ -93,9 +94,11 @@ Deno.test({
           version: "1.0.0",
           data: { content: "a".repeat(1024 * 1024 + 10), correlation_id: "x5" },
         }),
-        "x5",
+        "",
       ],
       [{ action: "stop", version: "1.0.0", data: { correlation_id: "nope" } }, "nope"],
+      [{ action: "stop", version: "1.0.0", data: {} }, ""],
+      [{ action: "resume", data: { correlation_id: "x6", after_sequence: -1 } }, "x6"],
     ];
     for (const [frame] of frames) socket.send(frame);
     await socket.until(() => socket.events.length >= frames.length, "one error per frame");
@@ -105,6 +108,14 @@ Deno.test({
       socket.events.every((event) =>
         event.event_type === "error" && event.payload.code === "INVALID_MESSAGE"
       ),
+    );
+    assert.deepEqual(
+      socket.events.map((event) => event.payload.correlation_id),
+      frames.map(([, correlationId]) => correlationId),
+    );
+    assert.match(
+      String(socket.of("x6")[0].payload.message),
+      /^Invalid frame: \/data\/after_sequence: /,
     );
     socket.message("still there?", "ok1");
     await socket.done("ok1");

@@ -14,7 +14,7 @@ import {
 } from "../lib/core/mod.ts";
 import { COMMANDS, runCli } from "../lib/cli/mod.ts";
 import { resolveServeTarget } from "../lib/cli/mcp_serve.ts";
-import { CHAT_ENGINES } from "../lib/cli/_chat_backend.ts";
+import { CHAT_ENGINES } from "../lib/chat/mod.ts";
 import { ENGINES } from "../lib/generate/mod.ts";
 import { PROVIDERS } from "../lib/llm/mod.ts";
 import { resolveValidatorTarget } from "../lib/mcp/mod.ts";

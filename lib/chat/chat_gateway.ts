@@ -11,7 +11,6 @@ import {
   systemClock,
   systemTimers,
   type Timers,
-  utf8ByteLength,
 } from "../core/mod.ts";
 import { type ChatErrorCode, type ChatEvent, chatEventToJson } from "./chat_event.ts";
 import type { ChatFluxConfig } from "./chat_flux_config.ts";
@@ -20,11 +19,10 @@ import type { ChatSession, Refusal } from "./chat_session.ts";
 import { EntropyBucket } from "./entropy_bucket.ts";
 import { ReplyBuffer } from "./reply_buffer.ts";
 import { CHAT_PAGE } from "./chat_page.ts";
+import { type ClientFrame, type ClientFrameParser, clientFrameParser } from "./client_frame.ts";
 
 /** The wire protocol version (K-gent API §4). */
 export const PROTOCOL_VERSION = "1.0.0";
-/** Frames above this are refused with INVALID_MESSAGE; the socket stays open. */
-export const MAX_FRAME_BYTES = 1024 * 1024;
 /** A socket whose unsent data passes this is closed (1013); the client resumes by sequence. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Sessions held in memory at once (default of `maxSessions`). */
@@ -37,7 +35,6 @@ export const DEFAULT_MAX_SOCKETS_PER_PEER = 64;
 const MAX_CLIENT_BUDGETS = 4096;
 /** How long a resume waits for a socket to drain before it gives up on the reader. */
 const REPLAY_STALL_MS = 30_000;
-const MAX_CONTENT_CHARS = 64 * 1024;
 /** Frames a client may send before its session is open; they wait, in order. */
 const MAX_EARLY_FRAMES = 64;
 /** The agent names of the paths (and of the page's `?agent=`). */
@@ -116,6 +113,8 @@ export class ChatGateway {
   #sockets: ConnectionLimit;
   #budgets = new Map<string, EntropyBucket>();
   #closed = false;
+  /** Compiled once, from the gateway's start; frames wait for it as for their session. */
+  #parseFrame: Promise<ClientFrameParser>;
 
   constructor(options: GatewayOptions) {
     this.#options = options;
@@ -126,6 +125,7 @@ export class ChatGateway {
       perPeer: options.maxSocketsPerPeer ?? DEFAULT_MAX_SOCKETS_PER_PEER,
     });
     this.#sweeper = this.#timers.set(() => this.#sweepAndRearm(), this.#sweepEveryMs());
+    this.#parseFrame = clientFrameParser();
   }
 
   #sweepEveryMs(): number {
@@ -250,11 +250,12 @@ export class ChatGateway {
     // in order rather than being lost.
     const early: unknown[] = [];
     let live: LiveSession | undefined;
+    let parse: ClientFrameParser | undefined;
     let closed = false;
     const handle = (data: unknown) => {
-      if (client.role === "observe" || !live) return;
+      if (client.role === "observe" || !live || !parse) return;
       try {
-        this.#onFrame(live, client, data);
+        this.#onFrame(live, client, parse(data));
       } catch (error) {
         this.#options.log?.(`chat:error ${errorMessage(error)}`);
       }
@@ -274,7 +275,7 @@ export class ChatGateway {
     client.socket.onerror = () => {};
     client.socket.onopen = async () => {
       try {
-        live = await this.#live(sessionId, agent);
+        [live, parse] = await Promise.all([this.#live(sessionId, agent), this.#parseFrame]);
       } catch (error) {
         const refusal = error instanceof SessionRefusal ? error : undefined;
         this.#sendTo(
@@ -322,8 +323,7 @@ export class ChatGateway {
     return await live;
   }
 
-  #onFrame(live: LiveSession, client: Client, data: unknown): void {
-    const frame = parseFrame(data);
+  #onFrame(live: LiveSession, client: Client, frame: ClientFrame): void {
     if ("error" in frame) return this.#reject(live, client, frame.error, frame.correlationId ?? "");
     if (frame.action === "message") {
       const result = live.session.start(frame.message, { clientBudget: client.budget });
@@ -448,6 +448,7 @@ export class ChatGateway {
     const now = this.#clock.now();
     for (const [id, pending] of this.#sessions) {
       void pending.then((live) => {
+        this.#dropClosingClients(live);
         const idle = now - live.session.lastActive > this.#options.sessionTtlSeconds * 1000;
         if (idle && live.clients.size === 0 && this.#sessions.get(id) === pending) {
           this.#sessions.delete(id);
@@ -458,6 +459,21 @@ export class ChatGateway {
       }, () => {});
     }
     if (this.#budgets.size > MAX_CLIENT_BUDGETS / 2) this.#forgetFullBudgets();
+  }
+
+  /**
+   * Lets go of the session's sockets that are closing. A socket closed for not reading stays
+   * CLOSING while its peer holds the connection — its close frame waits behind the unsent
+   * bytes, and the standard WebSocket cannot drop the connection — so it would keep its
+   * session from ever expiring. It still counts against the socket caps until it is gone.
+   */
+  #dropClosingClients(live: LiveSession): void {
+    for (const client of live.clients) {
+      if (client.socket.readyState === OPEN) continue;
+      live.clients.delete(client);
+      for (const off of client.subscriptions.values()) off();
+      client.subscriptions.clear();
+    }
   }
 
   /** Stops a session's replies and frees what it holds (sandbox, stores, checkpoint saved). */
@@ -519,77 +535,4 @@ function rejection(
     sequence: 1,
     timestamp: now / 1000,
   };
-}
-
-type Frame =
-  | { action: "message"; message: { content: string; mode: string; correlation_id: string } }
-  | { action: "stop"; correlationId: string }
-  | { action: "resume"; correlationId: string; afterSequence: number }
-  | { error: Refusal; correlationId?: string };
-
-function invalid(message: string, correlationId?: string): Frame {
-  return { error: { code: "INVALID_MESSAGE", message }, correlationId };
-}
-
-/** Checks a client frame (K-gent API §4) without trusting any of it. */
-export function parseFrame(data: unknown): Frame {
-  if (typeof data !== "string") return invalid("Frames must be JSON text");
-  // UTF-16 length × 3 bounds the UTF-8 size: most frames need no count at all.
-  if (
-    data.length > MAX_FRAME_BYTES ||
-    (data.length * 3 > MAX_FRAME_BYTES && utf8ByteLength(data) > MAX_FRAME_BYTES)
-  ) {
-    return invalid(`Frame is larger than ${MAX_FRAME_BYTES} bytes`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    return invalid("Frame is not JSON");
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return invalid("Frame must be a JSON object");
-  }
-  const frame = value as Record<string, unknown>;
-  const body = frame.data !== null && typeof frame.data === "object" && !Array.isArray(frame.data)
-    ? frame.data as Record<string, unknown>
-    : undefined;
-  const correlation = typeof body?.correlation_id === "string" ? body.correlation_id : undefined;
-  if (correlation !== undefined && !/^[\x21-\x7e]{1,128}$/.test(correlation)) {
-    return invalid("correlation_id must be 1–128 printable characters");
-  }
-  const versionOk = frame.version === PROTOCOL_VERSION ||
-    (frame.version === undefined && frame.action !== "message");
-  if (!versionOk) {
-    return invalid(`Unsupported version: expected "${PROTOCOL_VERSION}"`, correlation);
-  }
-  if (!body) return invalid("Frame needs a data object", correlation);
-  if (frame.action === "message") {
-    const content = body.content;
-    if (typeof content !== "string" || content.trim() === "") {
-      return invalid("Message content must be a non-empty string", correlation);
-    }
-    if (content.length > MAX_CONTENT_CHARS) {
-      return invalid(`Message content is longer than ${MAX_CONTENT_CHARS} characters`, correlation);
-    }
-    const mode = body.mode === undefined ? "reflect" : body.mode;
-    if (typeof mode !== "string") return invalid("mode must be a string", correlation);
-    return {
-      action: "message",
-      message: { content, mode, correlation_id: correlation ?? crypto.randomUUID() },
-    };
-  }
-  if (frame.action === "stop" || frame.action === "resume") {
-    if (!correlation) return invalid(`${frame.action} needs data.correlation_id`);
-    if (frame.action === "stop") return { action: "stop", correlationId: correlation };
-    const after = body.after_sequence ?? 0;
-    if (typeof after !== "number" || !Number.isInteger(after) || after < 0) {
-      return invalid("after_sequence must be a whole number ≥ 0", correlation);
-    }
-    return { action: "resume", correlationId: correlation, afterSequence: after };
-  }
-  return invalid(
-    `Unknown action: ${String(frame.action).slice(0, 40)} (message, stop, resume)`,
-    correlation,
-  );
 }

@@ -82,13 +82,25 @@ export {
   DEFAULT_MAX_SOCKETS_PER_PEER,
   type GatewayOptions,
   MAX_BUFFERED_BYTES,
-  MAX_FRAME_BYTES,
-  parseFrame,
   PROTOCOL_VERSION,
   type RequestInfo,
   type UpgradeWebSocket,
 } from "./chat_gateway.ts";
+export {
+  type ClientFrame,
+  type ClientFrameParser,
+  clientFrameParser,
+  MAX_FRAME_BYTES,
+} from "./client_frame.ts";
 export { CHAT_PAGE } from "./chat_page.ts";
+export {
+  autoEngine,
+  CHAT_ENGINES,
+  type ChatBackend,
+  type ChatEngine,
+  chatModel,
+  openChatSession,
+} from "./chat_backend.ts";
 export {
   composeTraces,
   createTurn,

@@ -6,6 +6,7 @@ import {
 } from "../preview/mod.ts";
 import { neutralizeTerminalText } from "../core/mod.ts";
 import type { CliIo } from "./io.ts";
+import { onStopSignals } from "./_stop_signals.ts";
 
 /** How `syn preview` and `syn generate --preview` serve the page. */
 export interface ServeOptions {
@@ -90,20 +91,8 @@ export async function servePreview(
 /** Resolves on SIGINT/SIGTERM or the abort signal; `release` removes the signal listeners. */
 function stopRequest(stop: AbortSignal | undefined): { promise: Promise<void>; release(): void } {
   const { promise, resolve } = Promise.withResolvers<void>();
-  const signals = ["SIGINT", "SIGTERM"] as const;
-  const onSignal = () => resolve();
-  const listening = signals.filter((signal) => {
-    try {
-      Deno.addSignalListener(signal, onSignal);
-      return true;
-    } catch {
-      return false; // not available here
-    }
-  });
-  stop?.addEventListener("abort", onSignal, { once: true });
+  const release = onStopSignals(() => resolve());
+  stop?.addEventListener("abort", () => resolve(), { once: true });
   if (stop?.aborted) resolve();
-  const release = () => {
-    for (const signal of listening) Deno.removeSignalListener(signal, onSignal);
-  };
   return { promise, release };
 }

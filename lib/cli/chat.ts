@@ -7,29 +7,25 @@ import {
   UsageError,
 } from "../core/mod.ts";
 import {
+  CHAT_ENGINES,
+  type ChatEngine,
   type ChatEvent,
   type ChatFluxConfig,
   ChatGateway,
+  chatModel,
   type ChatSession,
   DEFAULT_CHAT_FLUX_CONFIG,
   MemoryStore,
+  openChatSession,
   ReplyBuffer,
   SESSION_ID,
 } from "../chat/mod.ts";
 import { isCapability } from "../tools/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
-import {
-  CHAT_ENGINES,
-  type ChatEngine,
-  type ChatEnvironment,
-  chatModel,
-  chatRoot,
-  chatToolRegistry,
-  leaveRoot,
-  openChatSession,
-} from "./_chat_backend.ts";
+import { type ChatEnvironment, chatRoot, chatToolRegistry, leaveRoot } from "./_chat_backend.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { chosenStateDirectory } from "./_state_dir.ts";
+import { onStopSignals } from "./_stop_signals.ts";
 
 export const help =
   `syn chat — streaming agent chat: a REPL, and a WebSocket gateway with a web page
@@ -183,7 +179,11 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
   const { root, temporary } = await chatRoot(values.root, io);
   let model;
   try {
-    model = chatModel(engine, io, { model: values.model, endpoint: values.endpoint });
+    model = chatModel(engine, {
+      config: io.config,
+      model: values.model,
+      endpoint: values.endpoint,
+    });
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
@@ -205,6 +205,8 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     memoryAcrossSessions: io.config.chat.memoryAcrossSessions,
     // Composites only from a state folder the user named: a cloned repository's ./.syn is not trusted.
     compositesDir: stateDir,
+    secrets: io.config.secrets,
+    toolRegistry: () => chatToolRegistry({ compositesDir: stateDir }, io.stderr),
   };
 }
 
@@ -220,7 +222,7 @@ function sessionIdFrom(values: Values): string {
 
 async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
   const id = sessionIdFrom(values);
-  const session = await openChatSession(env, id, "kgent", io);
+  const session = await openChatSession(env, id, "kgent");
   const say = (text: string) => io.stderr(`${text}\n`);
   await say(
     `syn chat — session ${id}, model ${
@@ -239,16 +241,10 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   }
   await say("type /help for commands, Ctrl-C stops a reply, /quit leaves");
   let current: string | undefined;
-  const onInterrupt = () => {
+  // Ctrl-C stops the current reply, not the REPL.
+  const stopListening = onStopSignals(() => {
     if (current && session.stop(current)) void say("\n(stopped)");
-  };
-  let listening = false;
-  try {
-    Deno.addSignalListener("SIGINT", onInterrupt);
-    listening = true;
-  } catch {
-    // No signals here (a test io): Ctrl-C then ends the process as usual.
-  }
+  }, ["SIGINT"]);
   const prompt = () => (io.stderrIsTerminal ? io.stderr("> ") : undefined);
   try {
     await prompt();
@@ -277,7 +273,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
       current = undefined;
     }
   } finally {
-    if (listening) Deno.removeSignalListener("SIGINT", onInterrupt);
+    stopListening();
     await session.close().catch(() => {});
     env.memory?.close();
     await leaveRoot(env, say);
@@ -435,7 +431,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     maxSessions: countFlag(values, "max-sessions"),
     maxSockets: countFlag(values, "max-connections"),
     maxSocketsPerPeer: countFlag(values, "max-connections-per-peer"),
-    openSession: (id, agent) => openChatSession(env, id, agent, io),
+    openSession: (id, agent) => openChatSession(env, id, agent),
     log,
   });
   const stopping = new AbortController();
@@ -462,13 +458,12 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
       env.model.provider === "mock" ? "template" : env.model.provider
     } state_dir=${env.stateDir ?? "(none: nothing is saved)"} root=${env.root}`,
   );
-  const stop = () => stopping.abort();
-  onStopSignals(stop, true);
+  const stopListening = onStopSignals(() => stopping.abort());
   await served.server.finished;
   await gateway.close();
   env.memory?.close();
   if (readyFile) await Deno.remove(readyFile).catch(() => {});
-  onStopSignals(stop, false);
+  stopListening();
   await leaveRoot(env, log);
   log("chat:stopped");
   return EXIT.ok;
@@ -491,15 +486,4 @@ function countFlag(
 async function writeReadyFile(path: string, ready: { host: string; port: number; url: string }) {
   await Deno.writeTextFile(path, `${JSON.stringify(ready)}\n`, { mode: 0o600 });
   await Deno.chmod(path, 0o600);
-}
-
-function onStopSignals(stop: () => void, listen: boolean): void {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      if (listen) Deno.addSignalListener(signal, stop);
-      else Deno.removeSignalListener(signal, stop);
-    } catch {
-      // not available here
-    }
-  }
 }
