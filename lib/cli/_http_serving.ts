@@ -13,6 +13,7 @@ import {
 } from "../core/mod.ts";
 import type { McpHttpServerOptions, RunningMcpHttpServer } from "../mcp/mod.ts";
 import { numberFlag } from "./args.ts";
+import { onStopSignals } from "./_stop_signals.ts";
 
 /** The flags of HTTP serving, for `parseCommandArgs`. */
 export const HTTP_FLAGS = {
@@ -119,13 +120,6 @@ export async function startHttpServing(
 /** Resolves on the first SIGINT or SIGTERM; `dispose` stops listening for them. */
 export function stopSignal(): { requested: Promise<void> } & Disposable {
   const { promise, resolve } = Promise.withResolvers<void>();
-  const stop = () => resolve();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const signal of signals) Deno.addSignalListener(signal, stop);
-  return {
-    requested: promise,
-    [Symbol.dispose]() {
-      for (const signal of signals) Deno.removeSignalListener(signal, stop);
-    },
-  };
+  const stopListening = onStopSignals(() => resolve());
+  return { requested: promise, [Symbol.dispose]: stopListening };
 }
