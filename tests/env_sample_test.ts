@@ -21,7 +21,7 @@ const READ = /\benv(?:\.get)?\(\s*["']([A-Z][A-Z0-9_]*)["']/g;
 const LITERAL = /["']([A-Z][A-Z0-9]*_[A-Z0-9_]+)["']/g;
 
 /** The system's own variables: read (where `bwrap` is, say), never configured through syn. */
-const SYSTEM = new Set(["PATH", "HOME"]);
+const SYSTEM = new Set(["PATH", "HOME", "TMPDIR", "TMP", "TEMP"]);
 
 function sampleNames(): string[] {
   const text = Deno.readTextFileSync(new URL(".env.sample", root));

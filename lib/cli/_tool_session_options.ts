@@ -3,29 +3,7 @@ import { secretsFromEnv, SynError, UsageError } from "../core/mod.ts";
 import { isCapability, ToolSession, type ToolSessionOptions } from "../tools/mod.ts";
 import { numberFlag } from "./args.ts";
 import type { CliIo } from "./io.ts";
-
-/** The sandbox flags `syn tools run` and `syn mcp-serve --tools` share (parseArgs options). */
-export const SANDBOX_FLAGS = {
-  root: { type: "string" },
-  grant: { type: "string", multiple: true },
-  "shell-allow": { type: "string", multiple: true },
-  "timeout-s": { type: "string" },
-  "state-dir": { type: "string" },
-  "no-cache": { type: "boolean" },
-  "no-bubblewrap": { type: "boolean" },
-} as const;
-
-/** The values of {@linkcode SANDBOX_FLAGS}, plus the network allowlist (its flag differs). */
-export interface SandboxFlagValues {
-  root?: string;
-  grant?: string[];
-  "shell-allow"?: string[];
-  "timeout-s"?: string;
-  "state-dir"?: string;
-  "no-cache"?: boolean;
-  "no-bubblewrap"?: boolean;
-  allowHosts?: string[];
-}
+import type { SandboxFlagValues } from "./_sandbox_flags.ts";
 
 /** The state folder: `--state-dir`, else `$SYN_STATE_DIR`, else `.syn/` here. */
 export function stateDirOf(values: { "state-dir"?: string }, io: CliIo): string {
@@ -69,13 +47,3 @@ export async function openToolSession(options: ToolSessionOptions): Promise<Tool
     throw error;
   }
 }
-
-/**
- * The flags `mcp-serve --tools` adds; `--allow-host` keeps its HTTP meaning there, so the
- * tools' network allowlist is `--net-allow-host`. Here, not beside the tool server, so that
- * `mcp-serve` reads its flags without loading the event store.
- */
-export const TOOLS_FLAGS = {
-  ...SANDBOX_FLAGS,
-  "net-allow-host": { type: "string", multiple: true },
-} as const;

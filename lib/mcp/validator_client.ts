@@ -1,4 +1,3 @@
-import { tmpdir } from "node:os";
 import { errorMessage, isRecord, SECRET_ENV_NAMES, SynError } from "../core/mod.ts";
 import {
   connectionFromConn,
@@ -150,7 +149,9 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     // unless MCP_READY_FILE names one.
     const extraEnv: Record<string, string> = target.own && !options.env("MCP_READY_FILE")
       ? {
-        MCP_READY_FILE: `${tmpdir()}/syn-mcp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}.ready`,
+        MCP_READY_FILE: `${temporaryDirectory(options.env)}/syn-mcp-${Deno.pid}-${
+          crypto.randomUUID().slice(0, 8)
+        }.ready`,
       }
       : {};
     return spawnValidator(target.command, options, timeoutMs, extraEnv);
@@ -172,6 +173,16 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     transport: target.transport,
     timeoutMs,
   });
+}
+
+/**
+ * Where temporary files go, by `os.tmpdir()`'s rule (`TMPDIR`, `TMP`, `TEMP`, else `/tmp`),
+ * without `node:os`: the first `node:` import starts Deno's Node compatibility layer,
+ * which would cost `generate` a third of a bare start.
+ */
+export function temporaryDirectory(env: (name: string) => string | undefined): string {
+  const directory = env("TMPDIR") || env("TMP") || env("TEMP") || "/tmp";
+  return directory.length > 1 ? directory.replace(/[\\/]+$/, "") : directory;
 }
 
 /**

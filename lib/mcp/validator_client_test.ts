@@ -8,6 +8,7 @@ import {
   connectValidator,
   resolveValidatorTarget,
   splitCommandLine,
+  temporaryDirectory,
   validatorClientFromConnection,
 } from "./validator_client.ts";
 
@@ -165,4 +166,13 @@ Deno.test("validatorClientFromConnection() maps replies, RPC errors and the size
     detail: "client closed",
   });
   await served;
+});
+
+Deno.test("temporaryDirectory() follows os.tmpdir()'s rule: TMPDIR, TMP, TEMP, else /tmp", () => {
+  const env = (values: Record<string, string>) => (name: string) => values[name];
+  assert.equal(temporaryDirectory(env({})), "/tmp");
+  assert.equal(temporaryDirectory(env({ TMPDIR: "/var/tmp/" })), "/var/tmp");
+  assert.equal(temporaryDirectory(env({ TMPDIR: "", TMP: "/x", TEMP: "/y" })), "/x");
+  assert.equal(temporaryDirectory(env({ TEMP: "/y" })), "/y");
+  assert.equal(temporaryDirectory(env({ TMPDIR: "/" })), "/");
 });
