@@ -26,6 +26,8 @@ export const EMBEDDED: readonly string[] = [
   "lib/tools/_sandbox_worker.ts",
   // The preview page: plain modules served as they are.
   "lib/preview/page",
+  // ajv's npm modules, imported by a computed specifier (see lib/schema/_ajv_packages.ts).
+  "lib/schema/_ajv_packages.ts",
   // Each command is imported by a computed specifier (see lib/cli/commands.ts).
   ...COMMAND_FILES,
 ];

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolvePath } from "../core/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../schema/mod.ts";
 import type { CliIo } from "./io.ts";
 
@@ -10,7 +10,7 @@ import type { CliIo } from "./io.ts";
 export function storeFromEnv(io: CliIo): Promise<SchemaStore> {
   const dir = (name: string) => {
     const value = io.env(name);
-    return value ? resolve(io.cwd, value) : undefined;
+    return value ? resolvePath(io.cwd, value) : undefined;
   };
   return loadSchemaStore({
     schemasDir: dir("SYN_SCHEMAS_DIR"),

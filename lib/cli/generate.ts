@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
 import {
   errorMessage,
   redactValue,
+  resolvePath,
   secretsFromEnv,
   sweepTemporaries,
   systemClock,
@@ -159,7 +159,7 @@ async function promptsFrom(values: Values, positionals: string[], io: CliIo): Pr
   if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
   let text: string;
   try {
-    const bytes = await readFileCapped(resolve(io.cwd, batchFile), batchFile, MAX_BATCH_BYTES);
+    const bytes = await readFileCapped(resolvePath(io.cwd, batchFile), batchFile, MAX_BATCH_BYTES);
     text = new TextDecoder().decode(bytes);
   } catch (error) {
     throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);

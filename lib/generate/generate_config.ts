@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { UsageError } from "../core/mod.ts";
+import { resolvePath, UsageError } from "../core/mod.ts";
 import { type EngineName, ENGINES } from "./asset.ts";
 import { DEFAULT_LOG_DIR } from "./labs_log.ts";
 
@@ -47,8 +46,8 @@ function pickFolder(
   fallback: string,
   options: { env: (name: string) => string | undefined; cwd: string },
 ): { value: string; source: SettingSource } {
-  // resolve() also drops a trailing slash, so `assets/` + name has one `/`.
-  const absolute = (path: string) => resolve(options.cwd, path);
+  // resolvePath() also drops a trailing slash, so `assets/` + name has one `/`.
+  const absolute = (path: string) => resolvePath(options.cwd, path);
   const fromEnv = options.env(name)?.trim();
   if (flag) return { value: absolute(flag), source: "flag" };
   if (fromEnv) return { value: absolute(fromEnv), source: "env" };
