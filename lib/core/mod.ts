@@ -23,6 +23,7 @@ export {
   unescapePointerToken,
 } from "./json_pointer.ts";
 export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
+export { sha256 } from "./sha256.ts";
 export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
 export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
 export { formatBytes } from "./format_bytes.ts";
