@@ -5,7 +5,7 @@
  * a 1 MiB answer here costs. `crypto.subtle.digest` is asynchronous, which every hash site
  * would have to become. `sha256_test.ts` holds this to `node:crypto`.
  */
-const ROUND_CONSTANTS = new Uint32Array([
+const ROUND_CONSTANTS = new Int32Array([
   0x428a2f98,
   0x71374491,
   0xb5c0fbcf,
@@ -86,7 +86,7 @@ const INITIAL_STATE = [
 const rotateRight = (value: number, bits: number) => (value >>> bits) | (value << (32 - bits));
 
 /** The message with its padding: a 1 bit, zeros, and the length in bits (big-endian). */
-function padded(message: Uint8Array): DataView {
+function padded(message: Uint8Array): Uint8Array {
   const length = Math.ceil((message.length + 9) / 64) * 64;
   const bytes = new Uint8Array(length);
   bytes.set(message);
@@ -95,20 +95,27 @@ function padded(message: Uint8Array): DataView {
   const bits = message.length * 8;
   view.setUint32(length - 8, Math.floor(bits / 0x100000000));
   view.setUint32(length - 4, bits >>> 0);
-  return view;
+  return bytes;
 }
 
-/** One 64-byte block into the state. */
-function compress(state: Uint32Array, block: DataView, offset: number, words: Uint32Array): void {
-  for (let t = 0; t < 16; t++) words[t] = block.getUint32(offset + t * 4);
+/**
+ * One 64-byte block into the state. Plain indexing and locals throughout: most hashes here
+ * run once per process, before the optimizing compiler has seen this code.
+ */
+function compress(state: Int32Array, bytes: Uint8Array, offset: number, words: Int32Array): void {
+  for (let t = 0; t < 16; t++) {
+    const i = offset + t * 4;
+    words[t] = (bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3];
+  }
   for (let t = 16; t < 64; t++) {
     const w15 = words[t - 15];
     const w2 = words[t - 2];
     const s0 = rotateRight(w15, 7) ^ rotateRight(w15, 18) ^ (w15 >>> 3);
     const s1 = rotateRight(w2, 17) ^ rotateRight(w2, 19) ^ (w2 >>> 10);
-    words[t] = words[t - 16] + s0 + words[t - 7] + s1;
+    words[t] = (words[t - 16] + s0 + words[t - 7] + s1) | 0;
   }
-  let [a, b, c, d, e, f, g, h] = state;
+  let a = state[0], b = state[1], c = state[2], d = state[3];
+  let e = state[4], f = state[5], g = state[6], h = state[7];
   for (let t = 0; t < 64; t++) {
     const s1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25);
     const t1 = (h + s1 + ((e & f) ^ (~e & g)) + ROUND_CONSTANTS[t] + words[t]) | 0;
@@ -135,13 +142,17 @@ function compress(state: Uint32Array, block: DataView, offset: number, words: Ui
 
 /** SHA-256 of a string (UTF-8) or bytes: the 32-byte digest. */
 export function sha256(data: string | Uint8Array): Uint8Array {
-  const view = padded(typeof data === "string" ? new TextEncoder().encode(data) : data);
-  const state = new Uint32Array(INITIAL_STATE);
-  const words = new Uint32Array(64);
-  for (let offset = 0; offset < view.byteLength; offset += 64) {
-    compress(state, view, offset, words);
+  const bytes = padded(typeof data === "string" ? new TextEncoder().encode(data) : data);
+  const state = new Int32Array(INITIAL_STATE);
+  const words = new Int32Array(64);
+  for (let offset = 0; offset < bytes.length; offset += 64) compress(state, bytes, offset, words);
+  const digest = new Uint8Array(32);
+  for (let index = 0; index < 8; index++) {
+    const word = state[index];
+    digest[index * 4] = word >>> 24;
+    digest[index * 4 + 1] = (word >>> 16) & 0xff;
+    digest[index * 4 + 2] = (word >>> 8) & 0xff;
+    digest[index * 4 + 3] = word & 0xff;
   }
-  const digest = new DataView(new ArrayBuffer(32));
-  state.forEach((word, index) => digest.setUint32(index * 4, word));
-  return new Uint8Array(digest.buffer);
+  return digest;
 }
