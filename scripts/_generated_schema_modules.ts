@@ -10,6 +10,7 @@ import {
   precompiledSchemasSource,
   readSchemaFiles,
 } from "../lib/schema/mod.ts";
+import { toolParameterSchemas } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
 
 const root = new URL("../", import.meta.url);
@@ -28,13 +29,15 @@ const RUN_TIME_RECORDS = ["synthesized-tool.schema.json", "tool-event.schema.jso
 
 /**
  * The self-contained schemas `compileJsonSchema` meets when a command starts: the baseline
- * tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`) and the run-time
- * record schemas.
+ * tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`), the validator
+ * service's tool arguments (the first request of every `mcp-serve`, `generate`'s child
+ * included) and the run-time record schemas.
  */
 export async function startPathSchemas(): Promise<Record<string, unknown>[]> {
   const records = await readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
   return [
     ...BASELINE_TOOLS.map((tool) => tool.argsSchema),
+    ...toolParameterSchemas(),
     ...records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
       .map((file) => JSON.parse(file.text)),
   ];

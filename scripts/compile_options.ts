@@ -26,6 +26,12 @@ export const EMBEDDED: readonly string[] = [
   "lib/tools/_sandbox_worker.ts",
   // The preview page: plain modules served as they are.
   "lib/preview/page",
+  // Modules that bring in npm packages, imported by computed specifiers (see
+  // lib/schema/_ajv_packages.ts and lib/mcp/_late_modules.ts).
+  "lib/schema/_ajv_packages.ts",
+  "lib/mcp/mcp_bridge.ts",
+  "lib/mcp/mcp_http_server.ts",
+  "lib/mcp/tools_mcp_server.ts",
   // Each command is imported by a computed specifier (see lib/cli/commands.ts).
   ...COMMAND_FILES,
 ];

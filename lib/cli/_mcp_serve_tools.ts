@@ -13,11 +13,8 @@ import {
 } from "../synthesize/mod.ts";
 import { baselineRegistry, toolOutcome, type ToolRegistry } from "../tools/mod.ts";
 import type { CliIo } from "./io.ts";
-import {
-  openToolSession,
-  type SandboxFlagValues,
-  toolSessionOptions,
-} from "./_tool_session_options.ts";
+import { openToolSession, toolSessionOptions } from "./_tool_session_options.ts";
+import type { SandboxFlagValues } from "./_sandbox_flags.ts";
 
 /** The tool server's wiring, and how to end it (flush the recorder, close the store). */
 export interface ToolsServing extends AsyncDisposable {

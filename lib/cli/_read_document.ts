@@ -1,5 +1,11 @@
-import { resolve } from "node:path";
-import { errorMessage, formatBytes, parseJson, readStreamCapped, SynError } from "../core/mod.ts";
+import {
+  errorMessage,
+  formatBytes,
+  parseJson,
+  readStreamCapped,
+  resolvePath,
+  SynError,
+} from "../core/mod.ts";
 import type { CliIo } from "./io.ts";
 
 /** How a command reads one JSON document. */
@@ -26,7 +32,7 @@ export async function readDocument(
   const source = name === "-" ? options.stdinName : name;
   const bytes = name === "-"
     ? await readCapped(io.stdin, source, options.maxBytes)
-    : await readFileCapped(resolve(io.cwd, name), name, options.maxBytes);
+    : await readFileCapped(resolvePath(io.cwd, name), name, options.maxBytes);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolvePath } from "../core/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../schema/mod.ts";
 import type { CliIo } from "./io.ts";
 
@@ -8,7 +8,7 @@ import type { CliIo } from "./io.ts";
  * as unset.
  */
 export function storeFromEnv(io: CliIo): Promise<SchemaStore> {
-  const dir = (value: string | undefined) => value ? resolve(io.cwd, value) : undefined;
+  const dir = (value: string | undefined) => value ? resolvePath(io.cwd, value) : undefined;
   return loadSchemaStore({
     schemasDir: dir(io.config.schemasDir),
     examplesDir: dir(io.config.examplesDir),

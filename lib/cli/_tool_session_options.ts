@@ -4,29 +4,7 @@ import { stateDirectory } from "./_state_dir.ts";
 import { isCapability, ToolSession, type ToolSessionOptions } from "../tools/mod.ts";
 import { numberFlag } from "./args.ts";
 import type { CliIo } from "./io.ts";
-
-/** The sandbox flags `syn tools run` and `syn mcp-serve --tools` share (parseArgs options). */
-export const SANDBOX_FLAGS = {
-  root: { type: "string" },
-  grant: { type: "string", multiple: true },
-  "shell-allow": { type: "string", multiple: true },
-  "timeout-s": { type: "string" },
-  "state-dir": { type: "string" },
-  "no-cache": { type: "boolean" },
-  "no-bubblewrap": { type: "boolean" },
-} as const;
-
-/** The values of {@linkcode SANDBOX_FLAGS}, plus the network allowlist (its flag differs). */
-export interface SandboxFlagValues {
-  root?: string;
-  grant?: string[];
-  "shell-allow"?: string[];
-  "timeout-s"?: string;
-  "state-dir"?: string;
-  "no-cache"?: boolean;
-  "no-bubblewrap"?: boolean;
-  allowHosts?: string[];
-}
+import type { SandboxFlagValues } from "./_sandbox_flags.ts";
 
 /**
  * A tool session's options from the sandbox flags, checked the same way wherever syn's
@@ -65,13 +43,3 @@ export async function openToolSession(options: ToolSessionOptions): Promise<Tool
     throw error;
   }
 }
-
-/**
- * The flags `mcp-serve --tools` adds; `--allow-host` keeps its HTTP meaning there, so the
- * tools' network allowlist is `--net-allow-host`. Here, not beside the tool server, so that
- * `mcp-serve` reads its flags without loading the event store.
- */
-export const TOOLS_FLAGS = {
-  ...SANDBOX_FLAGS,
-  "net-allow-host": { type: "string", multiple: true },
-} as const;

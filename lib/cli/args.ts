@@ -1,24 +1,20 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
 import { errorMessage, UsageError } from "../core/mod.ts";
-
-type Options = NonNullable<ParseArgsConfig["options"]>;
+import { type FlagSpecs, parseFlags } from "./_parse_flags.ts";
 
 /**
  * Strict flag parsing for a subcommand: unknown flags and missing values become a
  * `UsageError` naming the command, so the CLI prints a one-line hint and exits 2.
  * `--help`/`-h` is always accepted.
  */
-export function parseCommandArgs<T extends Options>(
+export function parseCommandArgs<T extends FlagSpecs>(
   command: string,
   args: string[],
   options: T,
 ) {
   try {
-    return parseArgs({
-      args: joinNegativeValues(args, options),
-      options: { ...options, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
+    return parseFlags(joinNegativeValues(args, options), {
+      ...options,
+      help: { type: "boolean", short: "h" } as const,
     });
   } catch (error) {
     throw new UsageError(firstLine(errorMessage(error)), { command });
@@ -26,10 +22,11 @@ export function parseCommandArgs<T extends Options>(
 }
 
 /**
- * `--seed -1`: parseArgs would take `-1` for an option. A value that looks like a negative
- * number after a string option is joined to it (`--seed=-1`), as users write it.
+ * `--seed -1`: parseFlags (as node:util parseArgs) would take `-1` for an option. A value
+ * that looks like a negative number after a string option is joined to it (`--seed=-1`), as
+ * users write it.
  */
-function joinNegativeValues(args: string[], options: Options): string[] {
+function joinNegativeValues(args: string[], options: FlagSpecs): string[] {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const name = args[i].startsWith("--") ? args[i].slice(2) : undefined;
@@ -45,7 +42,7 @@ function joinNegativeValues(args: string[], options: Options): string[] {
   return joined;
 }
 
-/** Node's parseArgs messages run on ("… To specify a positional argument …"): keep the first sentence. */
+/** parseArgs's messages (which parseFlags keeps) run on ("… To specify a positional argument …"): keep the first sentence. */
 function firstLine(text: string): string {
   return text.split("\n")[0].split(/\.\s/)[0].replace(/\.$/, "");
 }

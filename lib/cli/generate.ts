@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
 import {
   errorMessage,
   redactValue,
+  resolvePath,
   sweepTemporaries,
   systemClock,
   UsageError,
@@ -19,12 +19,10 @@ import {
   runBatch,
   runGeneration,
 } from "../generate/mod.ts";
-import { previewDocument } from "../preview/mod.ts";
 import { resolveModelConfig } from "../llm/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { readFileCapped } from "./_read_document.ts";
 import { type CliIo, EXIT } from "./io.ts";
-import { servePreview } from "./_preview_serve.ts";
 import { storeFromEnv } from "./_schema_store.ts";
 
 export const help = `syn generate — prompt → validated, logged Synesthetic asset
@@ -158,7 +156,7 @@ async function promptsFrom(values: Values, positionals: string[], io: CliIo): Pr
   if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
   let text: string;
   try {
-    const bytes = await readFileCapped(resolve(io.cwd, batchFile), batchFile, MAX_BATCH_BYTES);
+    const bytes = await readFileCapped(resolvePath(io.cwd, batchFile), batchFile, MAX_BATCH_BYTES);
     text = new TextDecoder().decode(bytes);
   } catch (error) {
     throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);
@@ -253,6 +251,16 @@ async function previewOutcomes(io: CliIo, outcomes: GenerationOutcome[]): Promis
     await io.stderr("syn generate: nothing to preview: no asset was written\n");
     return;
   }
+  // By computed specifiers: the preview's graph holds playwright-core, which a literal import
+  // would make every `generate` resolve before it starts (`deno compile` embeds both through
+  // the preview command's graph).
+  const [{ previewDocument }, { servePreview }]: [
+    typeof import("../preview/mod.ts"),
+    typeof import("./_preview_serve.ts"),
+  ] = await Promise.all([
+    import(new URL("../preview/mod.ts", import.meta.url).href),
+    import(new URL("./_preview_serve.ts", import.meta.url).href),
+  ]);
   const store = await storeFromEnv(io);
   const documents = written.map((outcome) =>
     previewDocument(store, outcome.asset_path ?? outcome.trace_id, outcome.asset)

@@ -20,7 +20,7 @@ import {
 import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
 import type { openToolsServing } from "./_mcp_serve_tools.ts";
-import { type SandboxFlagValues, TOOLS_FLAGS } from "./_tool_session_options.ts";
+import { type SandboxFlagValues, TOOLS_FLAGS } from "./_sandbox_flags.ts";
 import { parseCommandArgs } from "./args.ts";
 import {
   HTTP_FLAGS,

@@ -14,7 +14,8 @@ import {
   type ToolResult,
 } from "../tools/mod.ts";
 import { parseCommandArgs } from "./args.ts";
-import { openToolSession, SANDBOX_FLAGS, toolSessionOptions } from "./_tool_session_options.ts";
+import { openToolSession, toolSessionOptions } from "./_tool_session_options.ts";
+import { SANDBOX_FLAGS } from "./_sandbox_flags.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { readDocument } from "./_read_document.ts";
 

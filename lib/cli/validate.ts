@@ -1,5 +1,4 @@
-import { join, resolve } from "node:path";
-import { compareCodePoints, SynError, UsageError } from "../core/mod.ts";
+import { compareCodePoints, resolvePath, SynError, UsageError } from "../core/mod.ts";
 import type { SchemaStore, ValidationIssue } from "../schema/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
@@ -69,7 +68,7 @@ interface Input {
 /** An argument as the inputs it stands for: itself, or the `*.json` files in a folder. */
 async function expand(io: CliIo, argument: string): Promise<Input[]> {
   if (argument === "-") return [{ shown: "-" }];
-  const path = resolve(io.cwd, argument);
+  const path = resolvePath(io.cwd, argument);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
@@ -83,7 +82,7 @@ async function expand(io: CliIo, argument: string): Promise<Input[]> {
       if (!entry.name.endsWith(".json")) continue;
       // A symlink counts as what it points at; a dangling one stays in, to be reported.
       const isFile = entry.isSymlink
-        ? await Deno.stat(join(path, entry.name)).then((target) => target.isFile, () => true)
+        ? await Deno.stat(resolvePath(path, entry.name)).then((target) => target.isFile, () => true)
         : entry.isFile;
       if (isFile) names.push(entry.name);
     }

@@ -1,4 +1,4 @@
-import type * as NodeCrypto from "node:crypto";
+import { sha256 } from "./sha256.ts";
 
 /** Text to write as it is, kept apart from the values still to serialize. */
 class Literal {
@@ -48,22 +48,11 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-let nodeCrypto: typeof NodeCrypto | undefined;
-
-/**
- * `node:crypto`, loaded at the first hash rather than with this module: every command
- * imports core, and a static `node:` import starts Deno's Node compatibility layer
- * (measured: `node:crypto` alone triples the instructions of a bare start), which
- * `--version`, `validate` and `diff` never need. `getBuiltinModule` is synchronous, so
- * hashing stays a plain function.
- */
-function loadNodeCrypto(): typeof NodeCrypto {
-  return nodeCrypto ??= globalThis.process.getBuiltinModule("node:crypto");
-}
-
 /** SHA-256 of a string (UTF-8) or bytes, as lowercase hex. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return loadNodeCrypto().createHash("sha256").update(data).digest("hex");
+  let text = "";
+  for (const byte of sha256(data)) text += byte.toString(16).padStart(2, "0");
+  return text;
 }
 
 /**

@@ -210,6 +210,16 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = Object.freeze([
     ),
     system: true,
   },
+  ...["TMPDIR", "TMP", "TEMP"].map((name) => ({
+    ...variable(
+      name,
+      "path",
+      "/tmp",
+      ["generate", "critique", "patch"],
+      "Where temporary files go (the first set, as os.tmpdir() reads them): the validator child's ready file.",
+    ),
+    system: true as const,
+  })),
 ]);
 
 function providerVariables(prefix: string, endpoint: string, model: string): ConfigVariable[] {
@@ -283,7 +293,12 @@ export interface SynConfig {
   readonly eventStore?: string;
   readonly chat: { readonly key?: string; readonly memoryAcrossSessions: boolean };
   readonly chromium?: string;
-  readonly system: { readonly path?: string; readonly denoDir?: string };
+  readonly system: {
+    readonly path?: string;
+    readonly denoDir?: string;
+    /** `TMPDIR`, else `TMP`, else `TEMP` (`os.tmpdir()`'s order); `/tmp` when none is set. */
+    readonly tempDir?: string;
+  };
   /** The secret values of the table (and URL credentials), for redaction. */
   readonly secrets: readonly string[];
 }
@@ -341,7 +356,11 @@ export function loadConfig(read: (name: string) => string | undefined): SynConfi
       memoryAcrossSessions: get("SYN_CHAT_MEMORY_SCOPE") === "all_sessions",
     },
     chromium: get("SYN_CHROMIUM"),
-    system: { path: get("PATH"), denoDir: get("DENO_DIR") },
+    system: {
+      path: get("PATH"),
+      denoDir: get("DENO_DIR"),
+      tempDir: get("TMPDIR") ?? get("TMP") ?? get("TEMP"),
+    },
     secrets: secretsOf(values),
   });
 }

@@ -2,7 +2,7 @@
  * @module
  * The building blocks every other module uses. Pure: errors, RFC 6901 JSON Pointers,
  * canonical JSON and hashing, redaction, backoff, the injectable clock interface, JSON
- * parsing with line/column errors, terminal neutralisation, the server edge's checks
+ * parsing with line/column errors, file paths and `file:` URLs, terminal neutralisation, the server edge's checks
  * (`ServerEdge`). Edge files, named as such, for what every capability needs of the world
  * in the same way: append-only JSONL files (`jsonl.ts`), files and folders created private
  * (`private_files.ts`), `writeAll`, and `serveLocal` (`Deno.serve` behind the edge).
@@ -23,9 +23,11 @@ export {
   unescapePointerToken,
 } from "./json_pointer.ts";
 export { canonicalJson, responseHash, sha256Hex } from "./canonical_json.ts";
+export { sha256 } from "./sha256.ts";
 export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
 export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
 export { formatBytes } from "./format_bytes.ts";
+export { dirnameOf, fileUrlToPath, pathToFileUrl, resolvePath } from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type ByteReader, byteReader } from "./byte_reader.ts";

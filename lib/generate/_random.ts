@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/mod.ts";
 
 /** A seeded pseudo-random source: the same key always yields the same sequence. */
 export interface SeededRandom {
@@ -15,11 +15,11 @@ export interface SeededRandom {
  * platform's `Math.random`, so an asset is reproducible from its prompt and seed.
  */
 export function seededRandom(key: string): SeededRandom {
-  const digest = createHash("sha256").update(key).digest();
-  let a = digest.readUInt32LE(0);
-  let b = digest.readUInt32LE(4);
-  let c = digest.readUInt32LE(8);
-  let d = digest.readUInt32LE(12);
+  const digest = new DataView(sha256(key).buffer);
+  let a = digest.getUint32(0, true);
+  let b = digest.getUint32(4, true);
+  let c = digest.getUint32(8, true);
+  let d = digest.getUint32(12, true);
   const next = (): number => {
     a >>>= 0;
     b >>>= 0;

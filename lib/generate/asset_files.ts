@@ -1,5 +1,4 @@
-import { dirname } from "node:path";
-import { type StagedFile, stageFile } from "../core/mod.ts";
+import { dirnameOf, type StagedFile, stageFile } from "../core/mod.ts";
 
 /**
  * The file side of persisting an asset: creates its folder and stages the file next to
@@ -7,6 +6,6 @@ import { type StagedFile, stageFile } from "../core/mod.ts";
  * run it without touching the disk.
  */
 export async function stageAssetFile(path: string, text: string): Promise<StagedFile> {
-  await Deno.mkdir(dirname(path), { recursive: true });
+  await Deno.mkdir(dirnameOf(path), { recursive: true });
   return await stageFile(path, text);
 }

@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { type SynConfig, UsageError } from "../core/mod.ts";
+import { resolvePath, type SynConfig, UsageError } from "../core/mod.ts";
 import { type EngineName, ENGINES } from "./asset.ts";
 import { DEFAULT_LOG_DIR } from "./labs_log.ts";
 
@@ -53,8 +52,8 @@ function pickFolder(
   fallback: string,
   cwd: string,
 ): { value: string; source: SettingSource } {
-  // resolve() also drops a trailing slash, so `assets/` + name has one `/`.
-  const absolute = (path: string) => resolve(cwd, path);
+  // resolvePath() also drops a trailing slash, so `assets/` + name has one `/`.
+  const absolute = (path: string) => resolvePath(cwd, path);
   if (flag) return { value: absolute(flag), source: "flag" };
   if (fromEnv) return { value: absolute(fromEnv), source: "env" };
   return { value: absolute(fallback), source: "default" };

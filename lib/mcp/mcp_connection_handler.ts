@@ -1,6 +1,7 @@
 import type { McpServerFactory } from "@modelcontextprotocol/server";
 import { errorResponse, RPC_ERROR, type RpcHandler } from "../rpc/mod.ts";
 import type { McpSession } from "./mcp_bridge.ts";
+import { importMcpBridge } from "./_late_modules.ts";
 
 /**
  * The per-connection handler of an MCP-only server (`syn mcp-serve --tools` on stdio):
@@ -16,9 +17,7 @@ export function createMcpConnectionHandler(
   let session: Promise<McpSession> | undefined;
   let send: (message: unknown) => Promise<void> = () => Promise.resolve();
   const open = () =>
-    session ??= import("./mcp_bridge.ts").then(({ openMcpSession }) =>
-      openMcpSession(factory, send, log)
-    );
+    session ??= importMcpBridge().then(({ openMcpSession }) => openMcpSession(factory, send, log));
   return {
     attach(writer) {
       send = writer;

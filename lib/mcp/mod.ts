@@ -34,6 +34,7 @@ export {
   backendAssetsUrl,
   type BackendOptions,
   PAYLOAD_TOO_LARGE_RESULT,
+  toolParameterSchemas,
   type ToolResult,
   ValidatorService,
   type ValidatorServiceOptions,

@@ -16,6 +16,7 @@ import {
 } from "./serve_validator_http.ts";
 import { createMcpConnectionHandler } from "./mcp_connection_handler.ts";
 import type { AnsweredToolCall } from "./tools_mcp_server.ts";
+import { importToolsMcpServer } from "./_late_modules.ts";
 
 export type { AnsweredToolCall };
 
@@ -33,7 +34,7 @@ export interface ToolsServeOptions {
 /** A factory whose instances answer calls without an MCP session id as `sessionId`. */
 function toolsFactory(options: ToolsServeOptions, sessionId: () => string): McpServerFactory {
   return async (): Promise<McpServer> => {
-    const { buildToolsMcpServer } = await import("./tools_mcp_server.ts");
+    const { buildToolsMcpServer } = await importToolsMcpServer();
     const session = await options.openSession();
     return buildToolsMcpServer(session, { sessionId: sessionId(), onCall: options.onCall });
   };

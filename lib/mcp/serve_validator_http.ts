@@ -5,6 +5,7 @@
 import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { McpHttpServerOptions, RunningMcpHttpServer } from "./mcp_http_server.ts";
 import type { ValidatorService } from "./validator_service.ts";
+import { importMcpBridge, importMcpHttpServer } from "./_late_modules.ts";
 
 export type { McpHttpServerOptions, RunningMcpHttpServer };
 
@@ -13,7 +14,7 @@ export async function startMcpHttpServer(
   factory: McpServerFactory,
   options: McpHttpServerOptions,
 ): Promise<RunningMcpHttpServer> {
-  const http = await import("./mcp_http_server.ts");
+  const http = await importMcpHttpServer();
   return http.startMcpHttpServer(factory, options);
 }
 
@@ -22,6 +23,6 @@ export async function serveValidatorHttp(
   service: ValidatorService,
   options: McpHttpServerOptions,
 ): Promise<RunningMcpHttpServer> {
-  const { buildMcpServer } = await import("./mcp_bridge.ts");
+  const { buildMcpServer } = await importMcpBridge();
   return await startMcpHttpServer(() => buildMcpServer(service), options);
 }

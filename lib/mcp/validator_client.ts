@@ -1,4 +1,3 @@
-import { tmpdir } from "node:os";
 import {
   errorMessage,
   isRecord,
@@ -144,7 +143,9 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     // unless MCP_READY_FILE names one.
     const extraEnv: Record<string, string> = target.own && !options.config.mcp.readyFile
       ? {
-        MCP_READY_FILE: `${tmpdir()}/syn-mcp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}.ready`,
+        MCP_READY_FILE: `${temporaryDirectory(options.config.system.tempDir)}/syn-mcp-${Deno.pid}-${
+          crypto.randomUUID().slice(0, 8)
+        }.ready`,
       }
       : {};
     return spawnValidator(target.command, options, timeoutMs, extraEnv);
@@ -166,6 +167,17 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     transport: target.transport,
     timeoutMs,
   });
+}
+
+/**
+ * Where temporary files go, by `os.tmpdir()`'s rule (the configuration's `TMPDIR`, `TMP` or
+ * `TEMP`, else `/tmp`),
+ * without `node:os`: the first `node:` import starts Deno's Node compatibility layer,
+ * which would cost `generate` a third of a bare start.
+ */
+export function temporaryDirectory(configured: string | undefined): string {
+  const directory = configured || "/tmp";
+  return directory.length > 1 ? directory.replace(/[\\/]+$/, "") : directory;
 }
 
 /**

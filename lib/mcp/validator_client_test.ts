@@ -7,6 +7,7 @@ import { ValidatorService } from "./validator_service.ts";
 import {
   connectValidator,
   resolveValidatorTarget,
+  temporaryDirectory,
   validatorClientFromConnection,
 } from "./validator_client.ts";
 
@@ -170,4 +171,13 @@ Deno.test("validatorClientFromConnection() maps replies, RPC errors and the size
     detail: "client closed",
   });
   await served;
+});
+
+Deno.test("temporaryDirectory() follows os.tmpdir()'s rule: TMPDIR, TMP, TEMP, else /tmp", () => {
+  const env = (values: Record<string, string>) => loadConfig((name) => values[name]).system.tempDir;
+  assert.equal(temporaryDirectory(env({})), "/tmp");
+  assert.equal(temporaryDirectory(env({ TMPDIR: "/var/tmp/" })), "/var/tmp");
+  assert.equal(temporaryDirectory(env({ TMPDIR: "", TMP: "/x", TEMP: "/y" })), "/x");
+  assert.equal(temporaryDirectory(env({ TEMP: "/y" })), "/y");
+  assert.equal(temporaryDirectory(env({ TMPDIR: "/" })), "/");
 });

@@ -1,6 +1,7 @@
 import { resultResponse, RPC_ERROR, RpcError, type RpcHandler } from "../rpc/mod.ts";
 import { PAYLOAD_TOO_LARGE_RESULT, type ValidatorService } from "./validator_service.ts";
 import type { McpSession } from "./mcp_bridge.ts";
+import { importMcpBridge } from "./_late_modules.ts";
 
 /**
  * Builds the MCP session of one connection; called on its first MCP method only.
@@ -16,7 +17,7 @@ export type McpSessionFactory = (
 
 /** The SDK bridge, imported on first use: it costs start-up time the direct dialect does not need. */
 const loadMcpSession: McpSessionFactory = async (service, send, log) => {
-  const { buildMcpServer, openMcpSession } = await import("./mcp_bridge.ts");
+  const { buildMcpServer, openMcpSession } = await importMcpBridge();
   return openMcpSession(() => buildMcpServer(service), send, log);
 };
 

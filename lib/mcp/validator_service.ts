@@ -382,13 +382,26 @@ function requiredOf(definition: ToolDefinition): string[] {
     .filter((parameter) => !answered.includes(parameter));
 }
 
+/** The schema a tool's arguments are checked against: its `inputSchema`, as it is called. */
+function parameterSchemaOf(definition: ToolDefinition): Record<string, unknown> {
+  return { ...definition.inputSchema, required: requiredOf(definition) };
+}
+
+/**
+ * The argument schemas of every tool: `scripts/build_schema_validators.ts` precompiles them,
+ * so the validator child answers its first request without importing ajv.
+ */
+export function toolParameterSchemas(): Record<string, unknown>[] {
+  return TOOL_DEFINITIONS.map(parameterSchemaOf);
+}
+
 const parameterValidators = new Map<string, Promise<JsonSchemaValidator>>();
 
 /** The validator of a tool's `inputSchema`, compiled once per process through `lib/schema`. */
 function parameterValidator(definition: ToolDefinition): Promise<JsonSchemaValidator> {
   let validator = parameterValidators.get(definition.name);
   if (!validator) {
-    validator = compileJsonSchema({ ...definition.inputSchema, required: requiredOf(definition) });
+    validator = compileJsonSchema(parameterSchemaOf(definition));
     parameterValidators.set(definition.name, validator);
   }
   return validator;

@@ -30,14 +30,16 @@ export interface VerdictFunction {
   errors?: { instancePath: string; message?: string; keyword: string; params?: unknown }[] | null;
 }
 
+/** ajv's npm modules (`_ajv_packages.ts`), by a computed specifier: see that file for why. */
+export function ajvPackages(): Promise<typeof import("./_ajv_packages.ts")> {
+  return import(new URL("./_ajv_packages.ts", import.meta.url).href);
+}
+
 /** A fresh ajv (2020-12 dialect, ajv-formats), imported lazily: importing ajv costs ~45 ms. */
 export async function createAjv(extra: Record<string, unknown> = {}): Promise<Ajv2020> {
-  const [{ Ajv2020 }, formatsModule] = await Promise.all([
-    import("ajv/dist/2020.js"),
-    import("ajv-formats"),
-  ]);
-  const ajv = new Ajv2020({ ...AJV_OPTIONS, ...extra });
-  commonJsDefault<(ajv: Ajv2020) => unknown>(formatsModule)(ajv);
+  const { ajv2020, ajvFormats } = await ajvPackages();
+  const ajv = new ajv2020.Ajv2020({ ...AJV_OPTIONS, ...extra });
+  commonJsDefault<(ajv: Ajv2020) => unknown>(ajvFormats)(ajv);
   return ajv;
 }
 

@@ -1,6 +1,6 @@
 import { canonicalJson, compareCodePoints, SynError } from "../core/mod.ts";
 import type { Ajv2020 } from "ajv/dist/2020.js";
-import { AJV_OPTIONS, commonJsDefault, createAjv, schemaFingerprint } from "./_ajv.ts";
+import { AJV_OPTIONS, ajvPackages, commonJsDefault, createAjv, schemaFingerprint } from "./_ajv.ts";
 import type { SchemaFileText } from "./load_schema_store.ts";
 
 // ajv's standalone code `require`s two helpers; the generated module is ESM, so they
@@ -27,7 +27,7 @@ const HEADER = [
 /** ajv's standalone code for the validators `exports` names, as an ES module body. */
 async function standaloneBody(ajv: Ajv2020, exports: Record<string, string>): Promise<string> {
   const standaloneCode = commonJsDefault<(ajv: Ajv2020, refs: Record<string, string>) => string>(
-    await import("ajv/dist/standalone/index.js"),
+    (await ajvPackages()).ajvStandalone,
   );
   let code = standaloneCode(ajv, exports)
     .replaceAll('require("ajv/dist/runtime/ucs2length").default', "ucs2length")

@@ -1,10 +1,11 @@
-import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   compareCodePoints,
   copyOwn,
   errorMessage,
+  fileUrlToPath,
   isRecord,
   parseJson,
+  pathToFileUrl,
   SynError,
 } from "../core/mod.ts";
 import { createAjv, schemaFingerprint, type VerdictFunction } from "./_ajv.ts";
@@ -47,9 +48,9 @@ export interface SchemaFileText {
   text: string;
 }
 
-// fileURLToPath, not `.pathname`: a checkout under "My Projects" is "My%20Projects" in a URL.
-const EMBEDDED_SCHEMAS = fileURLToPath(new URL("../../schemas/", import.meta.url));
-const EMBEDDED_EXAMPLES = fileURLToPath(new URL("../../schemas/examples/", import.meta.url));
+// fileUrlToPath, not `.pathname`: a checkout under "My Projects" is "My%20Projects" in a URL.
+const EMBEDDED_SCHEMAS = fileUrlToPath(new URL("../../schemas/", import.meta.url));
+const EMBEDDED_EXAMPLES = fileUrlToPath(new URL("../../schemas/examples/", import.meta.url));
 
 interface LoadedSchema extends SchemaEntry {
   schema: Record<string, unknown>;
@@ -285,7 +286,7 @@ function indexSchemas(
     if (!isRecord(schema)) {
       throw new SynError("schema_invalid", `Schema is not a JSON object: ${path}`, { path });
     }
-    const fileUri = pathToFileURL(joinPath(schemasDir, file.name)).href;
+    const fileUri = pathToFileUrl(joinPath(schemasDir, file.name)).href;
     let uri: string;
     try {
       uri = index.add(schema, fileUri);
