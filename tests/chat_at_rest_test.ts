@@ -7,29 +7,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
-import { childEnv, killAfter } from "./fakes/child_env.ts";
-import { SELF_COMMAND } from "./fakes/cli_io.ts";
+import { runSyn } from "./fakes/cli_io.ts";
 
 const TEST = { sanitizeResources: false, sanitizeOps: false };
 
-async function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
-  const child = new Deno.Command(SELF_COMMAND[0], {
-    args: [...SELF_COMMAND.slice(1), "chat", ...args],
-    clearEnv: true,
-    env: childEnv(env),
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const cancel = killAfter(child);
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(stdin));
-  await writer.close();
-  const output = await child.output();
-  cancel();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+/** `syn chat …args` with `stdin` as its input, in `cwd`, with `env` added to the test's own. */
+function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
+  return runSyn(["chat", ...args], { stdin, env, cwd });
 }
 
 async function* walk(folder: string): AsyncGenerator<{ path: string; isDirectory: boolean }> {

@@ -7,29 +7,14 @@ import { childEnv } from "./fakes/child_env.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
-import { SELF_COMMAND } from "./fakes/cli_io.ts";
+import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
 import { TestSocket } from "./fakes/chat_gateway.ts";
 
 const TEST = { sanitizeResources: false, sanitizeOps: false };
 
-async function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
-  const child = new Deno.Command(SELF_COMMAND[0], {
-    args: [...SELF_COMMAND.slice(1), "chat", ...args],
-    clearEnv: true,
-    env: childEnv(env),
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(stdin));
-  await writer.close();
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const output = await child.output();
-  clearTimeout(timer);
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+/** `syn chat …args` with `stdin` as its input, in `cwd`, with `env` added to the test's own. */
+function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
+  return runSyn(["chat", ...args], { stdin, env, cwd });
 }
 
 Deno.test({
