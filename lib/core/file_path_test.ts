@@ -26,7 +26,7 @@ const PATHS = [
 ];
 
 Deno.test("resolvePath() answers as node:path resolve", () => {
-  for (const base of ["/work/repo", "/", "/a/b/", "relative/base"]) {
+  for (const base of ["/home/user/repo", "/", "/a/b/", "relative/base"]) {
     for (const path of PATHS) {
       assert.equal(resolvePath(base, path), resolve(base, path), `${base} + ${path}`);
     }
@@ -41,7 +41,7 @@ Deno.test("dirnameOf() answers as node:path dirname", () => {
 
 Deno.test("pathToFileUrl() and fileUrlToPath() answer as node:url", () => {
   for (const path of PATHS) {
-    const absolute = `/work/${path}`;
+    const absolute = `/home/user/${path}`;
     assert.equal(pathToFileUrl(absolute).href, pathToFileURL(absolute).href, absolute);
     assert.equal(fileUrlToPath(pathToFileUrl(absolute)), fileURLToPath(pathToFileURL(absolute)));
   }
