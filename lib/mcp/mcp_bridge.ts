@@ -38,33 +38,46 @@ export function buildMcpServer(service: ValidatorService): McpServer {
         "and backend populate. Validate assets with validate_asset before persisting them.",
     },
   );
-  for (const definition of service.definitions) {
-    server.registerTool(
-      definition.name,
-      {
-        title: definition.title,
-        description: definition.description,
-        inputSchema: fromJsonSchema<Record<string, unknown>>(definition.inputSchema),
-        outputSchema: fromJsonSchema<Record<string, unknown>>(definition.outputSchema),
-      },
-      async (args: Record<string, unknown>) => {
-        let result: ToolResult;
-        try {
-          result = await service.call(definition.name, args ?? {});
-        } catch (error) {
-          const message = error instanceof RpcError ? error.message : "Internal error";
-          return { content: [{ type: "text" as const, text: message }], isError: true };
-        }
-        return {
-          content: [{ type: "text" as const, text: JSON.stringify(result) }],
-          structuredContent: result,
-          // A failed verdict (ok: false) is a tool-level failure the model should act on.
-          isError: !result.ok,
-        };
-      },
-    );
-  }
-  const store = service.store;
+  for (const definition of service.definitions) registerServiceTool(server, service, definition);
+  registerSchemaResources(server, service.store);
+  registerExampleResources(server, service.store);
+  return server;
+}
+
+/** One of the service's tools; a verdict with `ok: false` is a tool-level failure. */
+function registerServiceTool(
+  server: McpServer,
+  service: ValidatorService,
+  definition: ValidatorService["definitions"][number],
+): void {
+  server.registerTool(
+    definition.name,
+    {
+      title: definition.title,
+      description: definition.description,
+      inputSchema: fromJsonSchema<Record<string, unknown>>(definition.inputSchema),
+      outputSchema: fromJsonSchema<Record<string, unknown>>(definition.outputSchema),
+    },
+    async (args: Record<string, unknown>) => {
+      let result: ToolResult;
+      try {
+        result = await service.call(definition.name, args ?? {});
+      } catch (error) {
+        const message = error instanceof RpcError ? error.message : "Internal error";
+        return { content: [{ type: "text" as const, text: message }], isError: true };
+      }
+      return {
+        content: [{ type: "text" as const, text: JSON.stringify(result) }],
+        structuredContent: result,
+        // A failed verdict (ok: false) is a tool-level failure the model should act on.
+        isError: !result.ok,
+      };
+    },
+  );
+}
+
+/** The JSON Schemas by name, as `syn://schemas/{name}`. */
+function registerSchemaResources(server: McpServer, store: ValidatorService["store"]): void {
   server.registerResource(
     "schema",
     new ResourceTemplate("syn://schemas/{name}", {
@@ -84,18 +97,15 @@ export function buildMcpServer(service: ValidatorService): McpServer {
       mimeType: "application/schema+json",
     },
     (uri, variables) => {
-      const name = decodeVariable(variables.name);
-      const found = store.getSchema(name);
+      const found = store.getSchema(decodeVariable(variables.name));
       if (!found) throw new ResourceNotFoundError(uri.href);
-      return {
-        contents: [{
-          uri: uri.href,
-          mimeType: "application/schema+json",
-          text: JSON.stringify(found.schema, null, 2),
-        }],
-      };
+      return jsonContents(uri.href, "application/schema+json", found.schema);
     },
   );
+}
+
+/** The example assets by listed path, as `syn://examples/{path}`. */
+function registerExampleResources(server: McpServer, store: ValidatorService["store"]): void {
   server.registerResource(
     "example",
     new ResourceTemplate("syn://examples/{path}", {
@@ -115,19 +125,15 @@ export function buildMcpServer(service: ValidatorService): McpServer {
       mimeType: "application/json",
     },
     (uri, variables) => {
-      const path = decodeVariable(variables.path);
-      const found = store.getExample(path);
+      const found = store.getExample(decodeVariable(variables.path));
       if (!found) throw new ResourceNotFoundError(uri.href);
-      return {
-        contents: [{
-          uri: uri.href,
-          mimeType: "application/json",
-          text: JSON.stringify(found.example, null, 2),
-        }],
-      };
+      return jsonContents(uri.href, "application/json", found.example);
     },
   );
-  return server;
+}
+
+function jsonContents(uri: string, mimeType: string, value: unknown) {
+  return { contents: [{ uri, mimeType, text: JSON.stringify(value, null, 2) }] };
 }
 
 function decodeVariable(value: string | string[] | undefined): string {
