@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { MAX_BUFFERED_BYTES } from "../lib/chat/mod.ts";
-import { gatewayFixture } from "./fakes/chat_gateway.ts";
+import { gatewayFixture, rawWebSocket } from "./fakes/chat_gateway.ts";
 
 /** The close code of the first close frame in a stream of server frames, if any. */
 function closeCode(bytes: Uint8Array): number | undefined {
@@ -52,13 +52,10 @@ Deno.test({
       },
       maxBufferedBytes: 256 * 1024,
     });
-    const port = Number(new URL(fixture.url).port);
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-    const key = btoa("backpressure-key");
-    await conn.write(new TextEncoder().encode(
-      `GET /observe/kgent?session=slow&token=${fixture.token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
-        `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-    ));
+    const conn = await rawWebSocket(
+      fixture.port,
+      `/observe/kgent?session=slow&token=${fixture.token}`,
+    );
     const sender = await fixture.ws("/perturb/kgent?session=slow");
     sender.message("tell me everything", "c0");
     // Not reading: the reply is still generated into the session's buffer. A client that

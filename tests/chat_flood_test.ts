@@ -12,25 +12,10 @@
 import assert from "node:assert/strict";
 import { TestSocket } from "./fakes/chat_gateway.ts";
 import { processFigures, startChatServe } from "./fakes/chat_serve_child.ts";
-import { gatewayFixture } from "./fakes/chat_gateway.ts";
+import { gatewayFixture, rawWebSocket, within } from "./fakes/chat_gateway.ts";
 
 const TEST = { sanitizeResources: false, sanitizeOps: false };
 const MIB = 1024 * 1024;
-
-/** Opens a WebSocket by hand on a raw TCP connection and waits for the 101 (5 s at most). */
-async function rawWebSocket(port: number, path: string): Promise<Deno.TcpConn> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  await conn.write(new TextEncoder().encode(
-    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
-      `Connection: Upgrade\r\nSec-WebSocket-Key: ${btoa("flood-test-key!!")}\r\n` +
-      "Sec-WebSocket-Version: 13\r\n\r\n",
-  ));
-  const head = new Uint8Array(1024);
-  const read = await within(conn.read(head), 5000);
-  const status = new TextDecoder().decode(head.subarray(0, typeof read === "number" ? read : 0));
-  assert.match(status, /^HTTP\/1\.1 101 /, "the upgrade was refused");
-  return conn;
-}
 
 /** A masked client frame (RFC 6455 §5.2); `declared` overrides the length in the header. */
 function clientFrame(opcode: number, payload: Uint8Array, declared = payload.length): Uint8Array {
@@ -47,17 +32,6 @@ function clientFrame(opcode: number, payload: Uint8Array, declared = payload.len
   frame.set([...head, ...mask]);
   payload.forEach((byte, index) => (frame[head.length + 4 + index] = byte ^ mask[index & 3]));
   return frame;
-}
-
-/** Resolves to the promise's value, or `"timeout"` after `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(resolve, ms, "timeout")));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Writes all of `bytes`; false when the peer stopped taking them for 2 s. */

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { loadConfig } from "../../lib/core/mod.ts";
 import { createLanguageModel, resolveModelConfig } from "../../lib/llm/mod.ts";
 import {
@@ -206,4 +207,30 @@ export async function gatewayFixture(
       await llm.close();
     },
   };
+}
+
+/** Resolves to the promise's value, or `"timeout"` after `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(resolve, ms, "timeout")));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Opens a WebSocket by hand on a raw TCP connection and waits for the 101 (5 s at most). */
+export async function rawWebSocket(port: number, path: string): Promise<Deno.TcpConn> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(new TextEncoder().encode(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
+      `Connection: Upgrade\r\nSec-WebSocket-Key: ${btoa("raw-client-key!!")}\r\n` +
+      "Sec-WebSocket-Version: 13\r\n\r\n",
+  ));
+  const head = new Uint8Array(1024);
+  const read = await within(conn.read(head), 5000);
+  const status = new TextDecoder().decode(head.subarray(0, typeof read === "number" ? read : 0));
+  assert.match(status, /^HTTP\/1\.1 101 /, "the upgrade was refused");
+  return conn;
 }
