@@ -5,6 +5,7 @@ import {
   neutralizeTerminalText,
   serveLocal,
   UsageError,
+  writeFileAtomic,
 } from "../core/mod.ts";
 import {
   CHAT_ENGINES,
@@ -482,8 +483,11 @@ function countFlag(
   return numberFlag(name, values[name], { integer: true, min: 1, max: 100_000 });
 }
 
-/** The ready file holds the token: created 0600, and an older file's mode is fixed too. */
+/**
+ * The ready file holds the token: written to a new 0600 file beside it and renamed over
+ * the path, so the token is never in a file someone else can read, not even for a moment
+ * (an older file's mode is not reused), and a symlink at the path is replaced, not followed.
+ */
 async function writeReadyFile(path: string, ready: { host: string; port: number; url: string }) {
-  await Deno.writeTextFile(path, `${JSON.stringify(ready)}\n`, { mode: 0o600 });
-  await Deno.chmod(path, 0o600);
+  await writeFileAtomic(path, `${JSON.stringify(ready)}\n`, { mode: 0o600 });
 }
