@@ -45,8 +45,8 @@ export interface HeadlessChromium {
  */
 export async function launchChromium(executablePath: string): Promise<HeadlessChromium> {
   // playwright-core probes for WSL at load by testing /proc/sys/fs/binfmt_misc paths; Deno
-  // refuses /proc paths without --allow-all, so the binary (compiled with narrower
-  // permissions) would fail there. With this variable set the probe runs only when asked,
+  // refuses /proc paths without --allow-all, so a run with narrower permissions would fail
+  // there. With this variable set the probe runs only when asked,
   // and Chromium on WSL is not something this launcher needs to know about.
   Deno.env.set("__IS_WSL_TEST__", "1");
   const { chromium } = await import("playwright-core");
