@@ -33,8 +33,8 @@ const RUN_TIME_RECORDS = ["synthesized-tool.schema.json", "tool-event.schema.jso
  * service's tool arguments (the first request of every `mcp-serve`, `generate`'s child
  * included) and the run-time record schemas.
  */
-export async function startPathSchemas(): Promise<Record<string, unknown>[]> {
-  const records = await readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
+export function startPathSchemas(): Record<string, unknown>[] {
+  const records = readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
   return [
     ...BASELINE_TOOLS.map((tool) => tool.argsSchema),
     ...toolParameterSchemas(),
@@ -74,12 +74,12 @@ export async function generatedSchemaModules(): Promise<GeneratedModule[]> {
     {
       path: "lib/schema/_embedded_validators.js",
       source: await embeddedValidatorsSource(
-        await readSchemaFiles(fileURLToPath(new URL("schemas/", root))),
+        readSchemaFiles(fileURLToPath(new URL("schemas/", root))),
       ),
     },
     {
       path: "lib/schema/_precompiled_schemas.js",
-      source: await precompiledSchemasSource(await startPathSchemas()),
+      source: await precompiledSchemasSource(startPathSchemas()),
     },
   ];
 }

@@ -16,6 +16,7 @@ import {
   type RpcConnection,
   serveConnection,
 } from "../lib/rpc/mod.ts";
+import { type ByteReader, byteReader } from "../lib/core/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
 import { childEnv } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
@@ -25,13 +26,13 @@ export type TransportName = "memory" | "stdio" | "tcp" | "socket";
 /** Reads reply lines from a connection (no size cap: the tests look at what is sent). */
 export class LineChannel {
   readonly #connection: RpcConnection;
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #reader: ByteReader;
   readonly #decoder = new TextDecoder();
   #buffer = "";
 
   constructor(connection: RpcConnection) {
     this.#connection = connection;
-    this.#reader = connection.readable.getReader();
+    this.#reader = byteReader(connection.readable);
   }
 
   send(data: string | Uint8Array): Promise<void> {

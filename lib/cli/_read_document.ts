@@ -1,4 +1,5 @@
 import {
+  type ByteSource,
   errorMessage,
   formatBytes,
   parseJson,
@@ -68,11 +69,14 @@ export async function readFileCapped(
     file.close();
     throw failure(error);
   }
-  // Not only regular files: a pipe such as `<(cat a.json)` works too, within the cap.
+  // Not only regular files: a pipe such as `<(cat a.json)` works too, within the cap. Read
+  // through the file itself, not `file.readable`: no stream to load for a one-shot command.
   try {
-    return await readCapped(file.readable, name, maxBytes);
+    return await readCapped(file, name, maxBytes);
   } catch (error) {
     throw failure(error);
+  } finally {
+    file.close();
   }
 }
 
@@ -88,7 +92,7 @@ export function readProblem(error: unknown): string {
 
 /** All bytes of a stream, or a `SynError` as soon as there are more than `maxBytes`. */
 function readCapped(
-  stream: ReadableStream<Uint8Array>,
+  stream: ReadableStream<Uint8Array> | ByteSource,
   source: string,
   maxBytes: number,
 ): Promise<Uint8Array> {

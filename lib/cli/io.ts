@@ -8,6 +8,12 @@ export interface CliIo {
   stderr(text: string): void | Promise<void>;
   /** Standard input as bytes. */
   stdin: ReadableStream<Uint8Array>;
+  /**
+   * Standard input read straight into a buffer, without a stream (`Deno.stdin.read`): the
+   * validator child reads its requests this way and never loads Deno's streams. Absent in
+   * tests, where `stdin` is read.
+   */
+  readStdin?(buffer: Uint8Array): Promise<number | null>;
   /** The configuration, read once at start (environment, then `.env`); flags win over it. */
   config: SynConfig;
   /**

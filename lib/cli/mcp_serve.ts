@@ -273,7 +273,7 @@ interface McpServeTransportFlags {
 /** Standard input and output as a connection (stdout carries frames only). */
 function stdioConnection(io: CliIo): RpcConnection {
   return {
-    readable: io.stdin,
+    readable: io.readStdin ? { read: (buffer) => io.readStdin!(buffer) } : io.stdin,
     write: async (data) =>
       await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
     close() {},

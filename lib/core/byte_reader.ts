@@ -12,6 +12,23 @@ export interface ByteReader {
 }
 
 /**
+ * Something that reads into a buffer it is given, as `Deno.stdin`, `Deno.FsFile` and
+ * `Deno.Conn` do: the number of bytes read, or `null` at the end. Reading one needs no
+ * stream, and Deno 2.9 loads its streams implementation on first use (measured with
+ * callgrind: a quarter of a bare start), which a validator child or a one-shot command
+ * need not pay.
+ */
+export interface ByteSource {
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+/** True for a `ByteSource` (anything with `read(buffer)`) rather than a stream. */
+export function isByteSource(value: ReadableStream<Uint8Array> | ByteSource): value is ByteSource {
+  // Not `instanceof ReadableStream`: naming that global loads Deno's streams.
+  return typeof (value as Partial<ByteSource>).read === "function";
+}
+
+/**
  * A reader of `stream` that reads into one reused buffer where the stream is a byte
  * stream (fetch bodies, files, sockets and stdin are). A plain reader gets a fresh 64 KiB
  * buffer from the runtime for every read however few bytes arrive: at thousands of small
@@ -21,9 +38,10 @@ export interface ByteReader {
  * that is not a byte stream is read plainly.
  */
 export function byteReader(
-  stream: ReadableStream<Uint8Array>,
+  stream: ReadableStream<Uint8Array> | ByteSource,
   bufferBytes = BYTE_READER_BUFFER_BYTES,
 ): ByteReader {
+  if (isByteSource(stream)) return sourceReader(stream, bufferBytes);
   let byob: ReadableStreamBYOBReader;
   try {
     byob = stream.getReader({ mode: "byob" });
@@ -46,5 +64,32 @@ export function byteReader(
     },
     cancel: (reason) => byob.cancel(reason),
     releaseLock: () => byob.releaseLock(),
+  };
+}
+
+/**
+ * A `ByteReader` over a `ByteSource`, one reused buffer. `cancel` ends it at once: a read
+ * still pending resolves as done (what it brings later is dropped); closing the source is
+ * its owner's business.
+ */
+function sourceReader(source: ByteSource, bufferBytes: number): ByteReader {
+  const buffer = new Uint8Array(bufferBytes);
+  let cancelled = false;
+  let wake = () => {};
+  const cancelling = new Promise<null>((resolve) => (wake = () => resolve(null)));
+  const done = { done: true, value: undefined } as const;
+  return {
+    async read() {
+      if (cancelled) return done;
+      const count = await Promise.race([source.read(buffer), cancelling]);
+      if (count === null || cancelled) return done;
+      return { done: false, value: buffer.slice(0, count) };
+    },
+    cancel() {
+      cancelled = true;
+      wake();
+      return Promise.resolve();
+    },
+    releaseLock() {},
   };
 }

@@ -108,3 +108,30 @@ Deno.test("byteReader: a fetch body written in many small pieces arrives whole",
     await server.finished;
   }
 });
+
+Deno.test("byteReader: a ByteSource is read into one buffer without a stream, each chunk a copy", async () => {
+  const words = ["alpha", "beta"];
+  const offered: Uint8Array[] = [];
+  const source = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      offered.push(buffer);
+      const word = words.shift();
+      if (word === undefined) return Promise.resolve(null);
+      return Promise.resolve(new TextEncoder().encodeInto(word, buffer).written);
+    },
+  };
+  const chunks = await readAll(byteReader(source, 64));
+  assert.deepEqual(text(chunks), ["alpha", "beta"]);
+  assert.equal(offered.length, 3);
+  assert.ok(offered.every((buffer) => buffer === offered[0]), "one buffer, reused");
+  assert.equal(offered[0].byteLength, 64);
+});
+
+Deno.test("byteReader: cancelling a ByteSource's reader ends a read that is still pending", async () => {
+  const source = { read: () => new Promise<number | null>(() => {}) };
+  const reader = byteReader(source);
+  const pending = reader.read();
+  await reader.cancel();
+  assert.deepEqual(await pending, { done: true, value: undefined });
+  assert.deepEqual(await reader.read(), { done: true, value: undefined });
+});

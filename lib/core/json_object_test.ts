@@ -50,6 +50,22 @@ Deno.test("readStreamCapped() stops reading as soon as the cap is passed and can
   );
 });
 
+Deno.test("readStreamCapped() reads a ByteSource (an open file) within the cap, and refuses past it", async () => {
+  const path = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(path, "x".repeat(40_000));
+    using file = await Deno.open(path);
+    assert.equal((await readStreamCapped(file, 40_000, () => new Error("no"))).length, 40_000);
+    using again = await Deno.open(path);
+    await assert.rejects(
+      readStreamCapped(again, 39_999, () => new RangeError("too big")),
+      RangeError,
+    );
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
 Deno.test("compareIssues() orders by path then the second key, by code point", () => {
   const issues = [
     { path: "/\u{1F600}", msg: "b" },

@@ -1,14 +1,17 @@
+import { byteReader, type ByteSource } from "./byte_reader.ts";
+
 /**
- * Reads a byte stream whole, refusing it as soon as it passes `maxBytes`: a size checked
- * up front would not hold for a pipe, a chunked HTTP body or `/dev/zero`. `tooLarge` makes
- * the error thrown; the stream is cancelled first.
+ * Reads a byte stream (or a `ByteSource` such as an open `Deno.FsFile`) whole, refusing it
+ * as soon as it passes `maxBytes`: a size checked up front would not hold for a pipe, a
+ * chunked HTTP body or `/dev/zero`. `tooLarge` makes the error thrown; a stream is
+ * cancelled first (a source is left to its owner to close).
  */
 export async function readStreamCapped(
-  stream: ReadableStream<Uint8Array>,
+  stream: ReadableStream<Uint8Array> | ByteSource,
   maxBytes: number,
   tooLarge: () => Error,
 ): Promise<Uint8Array> {
-  const reader = stream.getReader();
+  const reader = byteReader(stream);
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {

@@ -55,6 +55,11 @@ export class SerialWriter {
     this.stats.written++;
   }
 
+  /** Bytes queued and not yet written (0 when there is nothing to wait for). */
+  get pendingBytes(): number {
+    return this.#queued;
+  }
+
   /** Resolves when everything queued so far is written (or dropped). */
   flush(): Promise<void> {
     return this.#tail;

@@ -38,3 +38,18 @@ Deno.test("SerialWriter drops lines past its queue cap instead of growing memory
   await Promise.all(writes);
   assert.equal(writer.stats.written, 10);
 });
+
+Deno.test("SerialWriter.pendingBytes counts what is queued until it is written", async () => {
+  let release!: () => void;
+  const blocked = new Promise<void>((resolve) => (release = resolve));
+  const writer = new SerialWriter(async (bytes) => {
+    await blocked;
+    return bytes.length;
+  });
+  assert.equal(writer.pendingBytes, 0);
+  const done = writer.write("héllo\n");
+  assert.equal(writer.pendingBytes, 7);
+  release();
+  await done;
+  assert.equal(writer.pendingBytes, 0);
+});

@@ -1,10 +1,11 @@
 import { dispatchLine, type RpcHandler } from "./dispatch_line.ts";
 import { readNdjsonLines } from "./ndjson.ts";
-import { writeAll } from "../core/mod.ts";
+import { type ByteSource, writeAll } from "../core/mod.ts";
 
 /** One bidirectional byte channel carrying NDJSON frames (a socket, stdio, a memory pipe). */
 export interface RpcConnection {
-  readonly readable: ReadableStream<Uint8Array>;
+  /** The bytes the peer sends: a stream, or a source read without one (stdin). */
+  readonly readable: ReadableStream<Uint8Array> | ByteSource;
   /** Writes text (UTF-8) or raw bytes in full; rejects once the peer is gone. */
   write(data: string | Uint8Array): Promise<void>;
   /** Closes the channel; idempotent. */
@@ -93,7 +94,8 @@ export async function serveConnection(
       handler.log?.(`rpc:connection_error detail=${JSON.stringify(String(error))}`);
     }
   } finally {
-    clearTimeout(idleTimer);
+    // Only when armed: even naming `clearTimeout` loads Deno 2.9's Node timers.
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
     options.signal?.removeEventListener("abort", onAbort);
     await handler.close?.();
     await writing;
@@ -268,6 +270,13 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 /** True when `promise` settles within `ms`; false when the time runs out first. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  // A promise that has already settled (a stdio server after end of input) needs no timer:
+  // Deno 2.9's first `setTimeout` loads its Node timers, half a bare start.
+  let settled = false;
+  const mark = () => (settled = true);
+  promise.then(mark, mark);
+  await null;
+  if (settled) return true;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {

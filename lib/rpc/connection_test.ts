@@ -140,3 +140,16 @@ Deno.test("ListenerServer closes connections over maxConnections at once", async
     await server.shutdown();
   }
 });
+
+Deno.test("settlesWithin: true for a promise already settled either way, false when time runs out", async () => {
+  assert.equal(await settlesWithin(Promise.resolve(1), 60_000), true);
+  const rejected = Promise.reject(new Error("gone"));
+  rejected.catch(() => {});
+  assert.equal(await settlesWithin(rejected, 60_000), true);
+  let resolveLater!: () => void;
+  const later = new Promise<void>((resolve) => (resolveLater = resolve));
+  const waiting = settlesWithin(later, 60_000);
+  resolveLater();
+  assert.equal(await waiting, true);
+  assert.equal(await settlesWithin(new Promise(() => {}), 5), false);
+});

@@ -1,4 +1,4 @@
-import { byteReader } from "../core/mod.ts";
+import { byteReader, type ByteSource } from "../core/mod.ts";
 
 /** 1 MiB: the largest line (UTF-8 bytes, newline excluded) either side accepts (MCP spec §3). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -21,7 +21,7 @@ const CARRIAGE_RETURN = 13;
  * line without `\n` at the end of the stream counts as a line.
  */
 export async function* readNdjsonLines(
-  stream: ReadableStream<Uint8Array>,
+  stream: ReadableStream<Uint8Array> | ByteSource,
   options: { maxLineBytes?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<NdjsonLine> {
   const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;

@@ -67,10 +67,13 @@ interface LoadedExample extends ExampleEntry {
 /** MCP spec §5 orders listings as the Python reference sorts strings: by code point. */
 const compare = compareCodePoints;
 
-async function readDirectory(path: string): Promise<Deno.DirEntry[] | undefined> {
+// Discovery reads a handful of small files once, at start: synchronous calls, because each
+// asynchronous one is a trip to the runtime's blocking thread pool and back (about a third
+// of a validator child's discovery time when they were asynchronous).
+
+function readDirectory(path: string): Deno.DirEntry[] | undefined {
   try {
-    const entries: Deno.DirEntry[] = [];
-    for await (const entry of Deno.readDir(path)) entries.push(entry);
+    const entries = [...Deno.readDirSync(path)];
     return entries.sort((a, b) => compare(a.name, b.name));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
@@ -81,9 +84,9 @@ async function readDirectory(path: string): Promise<Deno.DirEntry[] | undefined>
 }
 
 /** The real path of a folder, or `undefined` when there is none (missing: empty listings). */
-async function realFolder(path: string): Promise<string | undefined> {
+function realFolder(path: string): string | undefined {
   try {
-    return await Deno.realPath(path);
+    return Deno.realPathSync(path);
   } catch {
     return undefined;
   }
@@ -94,12 +97,12 @@ async function realFolder(path: string): Promise<string | undefined> {
  * `root` (the real path of the folder given): a link planted in a schema or example folder
  * must not serve a file from elsewhere to every client. Folders are not followed.
  */
-async function isFileEntry(dir: string, entry: Deno.DirEntry, root: string): Promise<boolean> {
+function isFileEntry(dir: string, entry: Deno.DirEntry, root: string): boolean {
   if (!entry.isSymlink) return entry.isFile;
   try {
-    const target = await Deno.realPath(joinPath(dir, entry.name));
+    const target = Deno.realPathSync(joinPath(dir, entry.name));
     if (!target.startsWith(root.endsWith("/") ? root : `${root}/`)) return false;
-    return (await Deno.stat(target)).isFile;
+    return Deno.statSync(target).isFile;
   } catch {
     return false; // a broken link holds no schema
   }
@@ -109,10 +112,10 @@ async function isFileEntry(dir: string, entry: Deno.DirEntry, root: string): Pro
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The text of a regular file (the callers check that), refused over `MAX_FILE_BYTES`. */
-async function readText(path: string): Promise<string> {
+function readText(path: string): string {
   let size: number;
   try {
-    size = (await Deno.stat(path)).size;
+    size = Deno.statSync(path).size;
   } catch (error) {
     throw new SynError("io_error", `Cannot read ${path}: ${errorMessage(error)}`, { path });
   }
@@ -120,39 +123,39 @@ async function readText(path: string): Promise<string> {
     throw new SynError("io_error", `Cannot read ${path}: larger than 16 MiB`, { path, size });
   }
   try {
-    return await Deno.readTextFile(path);
+    return Deno.readTextFileSync(path);
   } catch (error) {
     throw new SynError("io_error", `Cannot read ${path}: ${errorMessage(error)}`, { path });
   }
 }
 
 /** The `*.json` files directly in a schema folder, sorted by name; `[]` when it is missing. */
-export async function readSchemaFiles(dir: string): Promise<SchemaFileText[]> {
-  const entries = await readDirectory(dir) ?? [];
-  const root = await realFolder(dir) ?? dir;
+export function readSchemaFiles(dir: string): SchemaFileText[] {
+  const entries = readDirectory(dir) ?? [];
+  const root = realFolder(dir) ?? dir;
   const files: SchemaFileText[] = [];
   for (const entry of entries) {
-    if (!entry.name.endsWith(".json") || !await isFileEntry(dir, entry, root)) continue;
-    files.push({ name: entry.name, text: await readText(joinPath(dir, entry.name)) });
+    if (!entry.name.endsWith(".json") || !isFileEntry(dir, entry, root)) continue;
+    files.push({ name: entry.name, text: readText(joinPath(dir, entry.name)) });
   }
   return files;
 }
 
 /** Every `*.json` under a folder, recursively, as `/`-separated relative paths, sorted. */
-async function readExampleFiles(
+function readExampleFiles(
   dir: string,
   prefix = "",
   root?: string,
-): Promise<SchemaFileText[]> {
-  root ??= await realFolder(dir) ?? dir;
+): SchemaFileText[] {
+  root ??= realFolder(dir) ?? dir;
   const folder = joinPath(dir, prefix);
-  const entries = await readDirectory(folder) ?? [];
+  const entries = readDirectory(folder) ?? [];
   const files: SchemaFileText[] = [];
   for (const entry of entries) {
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory) files.push(...await readExampleFiles(dir, relative, root));
-    else if (entry.name.endsWith(".json") && await isFileEntry(folder, entry, root)) {
-      files.push({ name: relative, text: await readText(joinPath(dir, relative)) });
+    if (entry.isDirectory) files.push(...readExampleFiles(dir, relative, root));
+    else if (entry.name.endsWith(".json") && isFileEntry(folder, entry, root)) {
+      files.push({ name: relative, text: readText(joinPath(dir, relative)) });
     }
   }
   return files;
@@ -304,13 +307,13 @@ function indexSchemas(
 }
 
 /** The example files, each with the schema it is an example of, sorted by (component, path). */
-async function loadExamples(
+function loadExamples(
   examplesDir: string,
   shown: string,
   schemaOf: (document: unknown, stem: string) => string,
-): Promise<LoadedExample[]> {
+): LoadedExample[] {
   const examples: LoadedExample[] = [];
-  for (const file of await readExampleFiles(examplesDir)) {
+  for (const file of readExampleFiles(examplesDir)) {
     let document: unknown;
     try {
       document = JSON.parse(file.text);
@@ -335,7 +338,7 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   const schemasShown = options.schemasDir ?? "schemas";
   const examplesShown = options.examplesDir ?? "schemas/examples";
 
-  const files = await readSchemaFiles(schemasDir);
+  const files = readSchemaFiles(schemasDir);
   const index = new SchemaIndex();
   const schemas = new SchemaNames(indexSchemas(files, schemasDir, schemasShown, index));
   const validators = new Validators(
@@ -345,7 +348,7 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   );
   if (!options.deferCompile) await validators.ready();
 
-  const examples = await loadExamples(
+  const examples = loadExamples(
     examplesDir,
     examplesShown,
     (document, stem) =>
