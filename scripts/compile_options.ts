@@ -32,8 +32,10 @@ export const EMBEDDED: readonly string[] = [
   "lib/mcp/mcp_bridge.ts",
   "lib/mcp/mcp_http_server.ts",
   "lib/mcp/tools_mcp_server.ts",
-  // Each command is imported by a computed specifier (see lib/cli/commands.ts).
+  // Each command is imported by a computed specifier (see lib/cli/commands.ts), and so is
+  // generate's body, loaded once its validator child is started.
   ...COMMAND_FILES,
+  "lib/cli/_generate_run.ts",
 ];
 
 /** `deno compile --target` values. */

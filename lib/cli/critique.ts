@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { redactValue, systemClock, UsageError } from "../core/mod.ts";
-import { LabsLog, openValidator, resolveLogDir, runCritique } from "../generate/mod.ts";
+import { LabsLog, resolveLogDir, runCritique } from "../generate/mod.ts";
+import { openValidator } from "../mcp/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { readDocument } from "./_read_document.ts";
 import { type CliIo, EXIT } from "./io.ts";

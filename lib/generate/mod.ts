@@ -89,9 +89,3 @@ export {
   rateTarget,
   type RatingRecord,
 } from "./patch_lifecycle.ts";
-export {
-  countCalls,
-  type CountedValidator,
-  openValidator,
-  type OpenValidatorOptions,
-} from "./open_validator.ts";

@@ -29,6 +29,12 @@ export {
   type ValidatorTransport,
   type ValidatorVerdict,
 } from "./validator_client.ts";
+export {
+  countCalls,
+  type CountedValidator,
+  openValidator,
+  type OpenValidatorOptions,
+} from "./open_validator.ts";
 export { type McpEndpoint, type McpRole, resolveMcpEndpoint } from "./mcp_endpoint.ts";
 export {
   backendAssetsUrl,

@@ -1,4 +1,8 @@
-import { connectValidator, type ValidatorClient, type ValidatorConfig } from "../mcp/mod.ts";
+import {
+  connectValidator,
+  type ValidatorClient,
+  type ValidatorConfig,
+} from "./validator_client.ts";
 
 /** A validator connection that counts the calls made through it. */
 export interface CountedValidator extends ValidatorClient {
