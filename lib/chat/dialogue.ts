@@ -283,7 +283,7 @@ class RoundText {
     this.deltas++;
     this.answer += text;
     const out = this.#markers.push(text);
-    this.#blocks.push(...out.blocks);
+    if (out.blocks.length) this.#blocks.push(...out.blocks);
     if (!out.visible) return;
     this.visible += out.visible;
     if (this.#onText) this.#onText(out.visible);
