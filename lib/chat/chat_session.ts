@@ -554,8 +554,10 @@ class ChunkCoalescer {
   }
 
   flush(final: boolean): void {
-    this.#timers.clear(this.#timer);
-    this.#timer = undefined;
+    if (this.#timer !== undefined) {
+      this.#timers.clear(this.#timer);
+      this.#timer = undefined;
+    }
     if (!this.#pending && !final) return;
     if (!this.#pending && final && this.sent === 0) return;
     this.#buffer.emit("chunk", { content: this.#pending, final });
