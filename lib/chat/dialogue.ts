@@ -192,6 +192,8 @@ class ReplyRun {
       maxTokens: Math.max(1, maxTokensForTier(this.#request.tier)),
       signal: this.#deadline.signal,
       onTextDelta,
+      // A reply never reads the provider's raw events; holding them all costs collections.
+      keepRaw: false,
     };
   }
 

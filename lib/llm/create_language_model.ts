@@ -344,8 +344,9 @@ class HttpLanguageModel implements LanguageModel {
     const status = response.status;
     const state = this.#wire.newStreamState();
     const answer = { text: "", bytes: 0, raw: [] as string[] };
+    const keepRaw = request.keepRaw !== false;
     const take = (event: SseEvent, cut: boolean): boolean => {
-      answer.raw.push(event.data);
+      if (keepRaw) answer.raw.push(event.data);
       const step = this.#streamStep(state, event, cut, request, status);
       for (const delta of step.deltas) deliver(delta);
       return step.done === true;
