@@ -20,12 +20,24 @@ export const CHAT_ERROR_CODES = [
 ] as const;
 export type ChatErrorCode = typeof CHAT_ERROR_CODES[number];
 
+/**
+ * The last event turned into text, and its text: an event goes to every socket following
+ * its reply in one pass, so it is serialised once however many there are. Events are
+ * never changed once made.
+ */
+let lastEvent: ChatEvent | undefined;
+let lastJson = "";
+
 /** The JSON text of an event, keys in the spec's order. */
 export function chatEventToJson(event: ChatEvent): string {
-  return JSON.stringify({
-    event_type: event.event_type,
-    payload: event.payload,
-    sequence: event.sequence,
-    timestamp: event.timestamp,
-  });
+  if (event !== lastEvent) {
+    lastJson = JSON.stringify({
+      event_type: event.event_type,
+      payload: event.payload,
+      sequence: event.sequence,
+      timestamp: event.timestamp,
+    });
+    lastEvent = event;
+  }
+  return lastJson;
 }

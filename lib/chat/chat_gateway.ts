@@ -382,21 +382,21 @@ export class ChatGateway {
     const socket = client.socket;
     const cap = this.#options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
     let next = afterSequence;
+    // By index, not over a copy of the backlog; events emitted meanwhile follow in order.
     while (next < reply.events.length) {
-      for (const event of reply.events.slice(next)) {
-        if (!await this.#drained(socket, cap / 2)) {
-          this.#slowClosed++;
-          socket.close(1013, "reader too slow; reconnect and resume");
-          return undefined;
-        }
-        if (cancelled() || socket.readyState !== OPEN) return undefined;
-        try {
-          socket.send(chatEventToJson(event));
-        } catch {
-          return undefined;
-        }
-        next = event.sequence;
+      const event = reply.events[next];
+      if (!await this.#drained(socket, cap / 2)) {
+        this.#slowClosed++;
+        socket.close(1013, "reader too slow; reconnect and resume");
+        return undefined;
       }
+      if (cancelled() || socket.readyState !== OPEN) return undefined;
+      try {
+        socket.send(chatEventToJson(event));
+      } catch {
+        return undefined;
+      }
+      next = event.sequence;
     }
     return next;
   }

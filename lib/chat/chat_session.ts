@@ -306,7 +306,8 @@ export class ChatSession {
     const hits = this.#retrieve(message.content);
     const history = this.#history();
     this.#append("user", message.content);
-    const statePre = stateHash(this.#checkpoint.state);
+    const stateBefore = this.#checkpoint.state;
+    const statePre = stateHash(stateBefore);
     const timers = options.timers ?? systemTimers;
     const chunks = new ChunkCoalescer(buffer, options.config.buffer_chunks, timers);
     let done: Extract<DialogueEvent, { type: "done" }> | undefined;
@@ -351,7 +352,10 @@ export class ChatSession {
       source: `${options.agent ?? "kgent"}-soul`,
       turn_type: "SPEECH",
       state_hash_pre: statePre,
-      state_hash_post: stateHash(this.#checkpoint.state),
+      // The state is replaced, never changed in place: the same object has the same hash.
+      state_hash_post: this.#checkpoint.state === stateBefore
+        ? statePre
+        : stateHash(this.#checkpoint.state),
       confidence: done?.fallback ? 0.1 : 0.95,
       entropy_cost: done?.entropyCost ?? 0,
       timestamp: this.#now() / 1000,
@@ -554,8 +558,10 @@ class ChunkCoalescer {
   }
 
   flush(final: boolean): void {
-    this.#timers.clear(this.#timer);
-    this.#timer = undefined;
+    if (this.#timer !== undefined) {
+      this.#timers.clear(this.#timer);
+      this.#timer = undefined;
+    }
     if (!this.#pending && !final) return;
     if (!this.#pending && final && this.sent === 0) return;
     this.#buffer.emit("chunk", { content: this.#pending, final });

@@ -192,6 +192,8 @@ class ReplyRun {
       maxTokens: Math.max(1, maxTokensForTier(this.#request.tier)),
       signal: this.#deadline.signal,
       onTextDelta,
+      // A reply never reads the provider's raw events; holding them all costs collections.
+      keepRaw: false,
     };
   }
 
@@ -283,7 +285,7 @@ class RoundText {
     this.deltas++;
     this.answer += text;
     const out = this.#markers.push(text);
-    this.#blocks.push(...out.blocks);
+    if (out.blocks.length) this.#blocks.push(...out.blocks);
     if (!out.visible) return;
     this.visible += out.visible;
     if (this.#onText) this.#onText(out.visible);

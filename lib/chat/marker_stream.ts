@@ -26,13 +26,22 @@ export interface MarkerStreamOutput {
   /** Visible text, safe to show now. */
   visible: string;
   /** Blocks completed by this input. */
-  blocks: MarkerBlock[];
+  blocks: readonly MarkerBlock[];
 }
 
 /** A block's payload may not grow past this; the rest is dropped and the block marked. */
 export const MAX_BLOCK_CHARS = 256 * 1024;
 
 const KINDS = Object.keys(MARKERS) as MarkerKind[];
+/** What a chunk releases when it completes no block: shared, never changed. */
+const NO_BLOCKS: readonly MarkerBlock[] = Object.freeze([]);
+/** Every marker begins with this; text without it can hold no marker and no start of one. */
+const MARKER_START = "<";
+/** The proper prefixes of the begin markers, and of each end marker, longest first. */
+const BEGIN_PREFIXES = properPrefixes(KINDS.map((kind) => MARKERS[kind].begin));
+const END_PREFIXES = Object.fromEntries(
+  KINDS.map((kind) => [kind, properPrefixes([MARKERS[kind].end])]),
+) as Record<MarkerKind, readonly string[]>;
 
 /**
  * Incremental splitter. Feed chunks with `push`, then call `end` once: the concatenation
@@ -45,6 +54,10 @@ export class MarkerStream {
   #overflow = false;
 
   push(chunk: string): MarkerStreamOutput {
+    // The common case, plain text with nothing held back: all of it is visible at once.
+    if (!this.#inside && !this.#pending && !chunk.includes(MARKER_START)) {
+      return { visible: chunk, blocks: NO_BLOCKS };
+    }
     this.#pending += chunk;
     return this.#drain(false);
   }
@@ -52,17 +65,12 @@ export class MarkerStream {
   /** Flushes what was held back; an unterminated block is returned with `closed: false`. */
   end(): MarkerStreamOutput {
     const output = this.#drain(true);
-    if (this.#inside) {
-      output.blocks.push({
-        kind: this.#inside,
-        payload: this.#payload + this.#pending,
-        closed: false,
-      });
-      this.#pending = "";
-      this.#inside = undefined;
-      this.#payload = "";
-    }
-    return output;
+    if (!this.#inside) return output;
+    const unclosed = { kind: this.#inside, payload: this.#payload + this.#pending, closed: false };
+    this.#pending = "";
+    this.#inside = undefined;
+    this.#payload = "";
+    return { visible: output.visible, blocks: [...output.blocks, unclosed] };
   }
 
   /** True when the last block overflowed `MAX_BLOCK_CHARS`. */
@@ -85,7 +93,7 @@ export class MarkerStream {
           this.#payload = "";
           continue;
         }
-        const keep = final ? 0 : partialSuffix(this.#pending, [end]);
+        const keep = final ? 0 : partialSuffix(this.#pending, END_PREFIXES[this.#inside]);
         this.#appendPayload(this.#pending.slice(0, this.#pending.length - keep));
         this.#pending = this.#pending.slice(this.#pending.length - keep);
         break;
@@ -98,14 +106,12 @@ export class MarkerStream {
         this.#overflow = false;
         continue;
       }
-      const keep = final
-        ? 0
-        : partialSuffix(this.#pending, KINDS.map((kind) => MARKERS[kind].begin));
+      const keep = final ? 0 : partialSuffix(this.#pending, BEGIN_PREFIXES);
       visible += this.#pending.slice(0, this.#pending.length - keep);
       this.#pending = this.#pending.slice(this.#pending.length - keep);
       break;
     }
-    return { visible, blocks };
+    return { visible, blocks: blocks.length ? blocks : NO_BLOCKS };
   }
 
   #appendPayload(text: string): void {
@@ -124,19 +130,20 @@ function firstBegin(text: string): { kind: MarkerKind; at: number } | undefined 
   return best;
 }
 
-/** Length of the longest suffix of `text` that is a proper prefix of one of `markers`. */
-function partialSuffix(text: string, markers: readonly string[]): number {
-  let longest = 0;
+/** Every proper prefix of `markers`, longest first (what a chunk may end with). */
+function properPrefixes(markers: readonly string[]): readonly string[] {
+  const prefixes = new Set<string>();
   for (const marker of markers) {
-    const max = Math.min(marker.length - 1, text.length);
-    for (let length = max; length > longest; length--) {
-      if (text.endsWith(marker.slice(0, length))) {
-        longest = length;
-        break;
-      }
-    }
+    for (let length = 1; length < marker.length; length++) prefixes.add(marker.slice(0, length));
   }
-  return longest;
+  return Object.freeze([...prefixes].sort((a, b) => b.length - a.length));
+}
+
+/** Length of the longest suffix of `text` among `prefixes` (longest first), 0 for none. */
+function partialSuffix(text: string, prefixes: readonly string[]): number {
+  if (!text.includes(MARKER_START)) return 0;
+  for (const prefix of prefixes) if (text.endsWith(prefix)) return prefix.length;
+  return 0;
 }
 
 /** The whole text at once: visible text and blocks (a convenience over `MarkerStream`). */

@@ -50,3 +50,18 @@ Deno.test("MarkerStream returns an unterminated block as not closed, hidden from
   assert.equal(visible, "ok ");
   assert.deepEqual(blocks, [{ kind: "tool_calls", payload: '[{"id":', closed: false }]);
 });
+
+Deno.test("MarkerStream shows plain text at once and holds back only what may begin a marker", () => {
+  const stream = new MarkerStream();
+  assert.deepEqual(stream.push("Hello"), { visible: "Hello", blocks: [] });
+  assert.deepEqual(stream.push(" wor<"), { visible: " wor", blocks: [] });
+  assert.deepEqual(stream.push("<x"), { visible: "<<x", blocks: [] });
+  assert.deepEqual(stream.push("ld <<<NOT"), { visible: "ld ", blocks: [] });
+  assert.deepEqual(stream.push('ES_JSON>>>{"a":1}<<<END_NOTES'), { visible: "", blocks: [] });
+  assert.deepEqual(stream.push("_JSON>>>!"), {
+    visible: "!",
+    blocks: [{ kind: "notes", payload: '{"a":1}', closed: true }],
+  });
+  assert.deepEqual(stream.push("plain again"), { visible: "plain again", blocks: [] });
+  assert.deepEqual(stream.end(), { visible: "", blocks: [] });
+});

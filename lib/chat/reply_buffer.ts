@@ -16,6 +16,7 @@ export class ReplyBuffer {
   readonly abort = new AbortController();
   #listeners = new Set<ReplyListener>();
   #clock: Clock;
+  #done = false;
 
   /** `clock` dates the events. */
   constructor(correlationId: string, clock: Clock = systemClock) {
@@ -24,7 +25,7 @@ export class ReplyBuffer {
   }
 
   get done(): boolean {
-    return this.events.at(-1)?.event_type === "done";
+    return this.#done;
   }
 
   /** Appends an event with the next sequence and hands it to every listener. */
@@ -37,6 +38,7 @@ export class ReplyBuffer {
       timestamp: this.#clock.now() / 1000,
     };
     this.events.push(event);
+    if (type === "done") this.#done = true;
     for (const listener of this.#listeners) {
       try {
         listener(event);

@@ -344,27 +344,28 @@ class HttpLanguageModel implements LanguageModel {
     const status = response.status;
     const state = this.#wire.newStreamState();
     const answer = { text: "", bytes: 0, raw: [] as string[] };
-    // One event at a time: deltas before an error event in the same chunk still arrive.
-    for await (
-      const { event, cut } of sseEvents(http.chunks(response, STREAM_BODY_LIMIT), status)
-    ) {
-      answer.raw.push(event.data);
+    const keepRaw = request.keepRaw !== false;
+    const take = (event: SseEvent, cut: boolean): boolean => {
+      if (keepRaw) answer.raw.push(event.data);
       const step = this.#streamStep(state, event, cut, request, status);
-      for (const delta of step.deltas) {
-        answer.bytes += utf8ByteLength(delta);
-        if (answer.bytes > RESPONSE_BODY_LIMIT) {
-          throw new ProviderError(
-            "bad_response",
-            `Streamed answer is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
-            { status },
-          );
-        }
-        answer.text += delta;
-        progress.delivered++;
-        request.onTextDelta(delta);
+      for (const delta of step.deltas) deliver(delta);
+      return step.done === true;
+    };
+    const deliver = (delta: string) => {
+      answer.bytes += utf8ByteLength(delta);
+      if (answer.bytes > RESPONSE_BODY_LIMIT) {
+        throw new ProviderError(
+          "bad_response",
+          `Streamed answer is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
+          { status },
+        );
       }
-      if (step.done) break;
-    }
+      answer.text += delta;
+      progress.delivered++;
+      request.onTextDelta(delta);
+    };
+    // In order, one at a time: deltas before an error event in the same read still arrive.
+    await readSse(http.chunks(response, STREAM_BODY_LIMIT), status, take);
     if (!state.complete) {
       throw new ProviderError("network_error", "Stream ended before the provider's end marker", {
         status,
@@ -407,38 +408,42 @@ class HttpLanguageModel implements LanguageModel {
 }
 
 /**
- * The server-sent events of a body, in order; `cut` marks one the stream ended inside (no
- * blank line after it). An event growing past the response cap is refused while it grows.
+ * Hands the server-sent events of a body to `take`, in order, as each read completes them
+ * (in the same step as the read: a token stream is thousands of reads a second); `cut` marks
+ * one the stream ended inside (no blank line after it). Stops reading when `take` returns
+ * true. An event growing past the response cap is refused while it grows.
  */
-async function* sseEvents(
+async function readSse(
   source: AsyncIterable<Uint8Array>,
   status: number,
-): AsyncGenerator<{ event: SseEvent; cut: boolean }> {
+  take: (event: SseEvent, cut: boolean) => boolean,
+): Promise<void> {
   const parser = new SseParser();
   const decoder = new TextDecoder();
-  const tooLarge = () =>
-    new ProviderError(
-      "bad_response",
-      `Stream event is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
-      {
-        status,
-      },
-    );
-  for await (const chunk of source) {
-    for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
-      if (event.data.length > RESPONSE_BODY_LIMIT) throw tooLarge();
-      yield { event, cut: false };
+  const takeAll = (events: SseEvent[], cut: boolean): boolean => {
+    for (const event of events) {
+      if (event.data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
+      if (take(event, cut)) return true;
     }
-    if (parser.pending > RESPONSE_BODY_LIMIT) throw tooLarge();
+    return false;
+  };
+  for await (const chunk of source) {
+    if (takeAll(parser.push(decoder.decode(chunk, DECODE_STREAM)), false)) return;
+    if (parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
   }
-  for (const event of parser.push(decoder.decode())) {
-    if (event.data.length > RESPONSE_BODY_LIMIT) throw tooLarge();
-    yield { event, cut: false };
-  }
-  for (const event of parser.end()) {
-    if (event.data.length > RESPONSE_BODY_LIMIT) throw tooLarge();
-    yield { event, cut: true };
-  }
+  if (takeAll(parser.push(decoder.decode()), false)) return;
+  takeAll(parser.end(), true);
+}
+
+/** Decoder options for a chunk of a longer body (made once, not per read). */
+const DECODE_STREAM = { stream: true } as const;
+
+function eventTooLarge(status: number): ProviderError {
+  return new ProviderError(
+    "bad_response",
+    `Stream event is over the ${formatBytes(RESPONSE_BODY_LIMIT)} cap`,
+    { status },
+  );
 }
 
 /** Chat spec B2: after some text was delivered, the typed error says how much. */

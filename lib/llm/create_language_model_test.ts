@@ -568,7 +568,10 @@ function sseResponse(frames: string[]) {
 }
 
 /** Runs a stream: deltas as `onTextDelta` took them, the `finish` event, or the error. */
-async function collect(model: LanguageModel, request: GenerateRequest) {
+async function collect(
+  model: LanguageModel,
+  request: GenerateRequest & { keepRaw?: boolean },
+) {
   const deltas: string[] = [];
   let finish: StreamEvent | undefined;
   let error: unknown;
@@ -615,6 +618,25 @@ Deno.test("stream() retries a failure before the first delta, then streams", asy
     responseHash(finish.result.raw),
   );
   assert.equal(finish.result.rawSize, new TextEncoder().encode(finish.result.raw).byteLength);
+});
+
+Deno.test("stream() with keepRaw false streams the same text and leaves raw empty", async () => {
+  const frames = [
+    'data: {"choices":[{"delta":{"content":"he"}}]}\n\n',
+    'data: {"choices":[{"delta":{"content":"llo"},"finish_reason":"stop"}]}\n\n',
+    "data: [DONE]\n\n",
+  ];
+  const kept = await collect(liveModel("openai", [sseResponse(frames)]).model, { prompt: "x" });
+  const { model } = liveModel("openai", [sseResponse(frames)]);
+  const { deltas, finish, error } = await collect(model, { prompt: "x", keepRaw: false });
+  assert.equal(error, undefined);
+  assert.deepEqual(deltas, ["he", "llo"]);
+  assert.ok(finish?.type === "finish" && kept.finish?.type === "finish");
+  assert.ok(kept.finish.result.raw.includes('"content":"llo"'));
+  assert.equal(finish.result.text, "hello");
+  assert.equal(finish.result.finishReason, "stop");
+  assert.equal(finish.result.raw, "");
+  assert.equal(finish.result.rawSize, 0);
 });
 
 Deno.test("stream() fails with network_error when the stream ends without its end marker", async () => {

@@ -72,6 +72,13 @@ export interface StreamRequest extends GenerateRequest {
    * arrived at the same time (see `docs/chat.md` → Numbers).
    */
   onTextDelta: (text: string) => void;
+  /**
+   * `false`: the result's `raw` is left empty (`rawSize` 0) rather than made of every
+   * event's data, which then need not be held until the stream ends. For a caller that
+   * never reads it (the chat): a token stream's envelopes are the larger part of what a
+   * streaming reply keeps alive. Default true.
+   */
+  keepRaw?: boolean;
 }
 
 /** Token counts as the provider reported them. */
