@@ -1,4 +1,3 @@
-import { lookup } from "node:dns/promises";
 import type { ToolPolicy } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 
@@ -83,6 +82,9 @@ export function sandboxNetHosts(policy: ToolPolicy): string[] | true {
 
 /** Resolves a host name with the system resolver (so /etc/hosts counts), every address. */
 export async function systemResolveHost(hostname: string): Promise<string[]> {
+  // Loaded at the first lookup: node:dns brings much of Deno's Node layer with it, which
+  // a session that never fetches (and `syn tools run fs.*`) should not pay for.
+  const { lookup } = await import("node:dns/promises");
   const answers = await lookup(hostname, { all: true, verbatim: true });
   return answers.map((answer) => answer.address);
 }

@@ -1,7 +1,7 @@
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolErrorCode } from "./types.ts";
 import { compareCodePoints } from "../core/mod.ts";
-import { writeInsideRoot, type WriteOutcome } from "./_write_inside.ts";
+import type { WriteOutcome } from "./_write_inside.ts";
 
 /** What a sandbox may touch; everything not named here is denied. */
 export interface SandboxPermissions {
@@ -150,17 +150,18 @@ export class Sandbox {
    * descriptors checked folder by folder (see `writeInsideRoot`): the worker's path-scoped
    * permissions follow a symlink swapped in after any check, a descriptor does not.
    */
-  writeText(relative: string, text: string, overwrite: boolean): Promise<WriteOutcome> {
-    if (this.#dead) {
-      return Promise.reject(new ToolFailure("sandbox_unavailable", "The sandbox is closed"));
-    }
+  async writeText(relative: string, text: string, overwrite: boolean): Promise<WriteOutcome> {
+    if (this.#dead) throw new ToolFailure("sandbox_unavailable", "The sandbox is closed");
+    // Loaded at the first write: it needs node:fs (descriptors), whose loading costs more
+    // than a whole bare start, and most sessions and every read never write.
+    const { writeInsideRoot } = await import("./_write_inside.ts");
     try {
       const data = new TextEncoder().encode(text);
-      return Promise.resolve(writeInsideRoot(this.root, relative, data, overwrite));
+      return writeInsideRoot(this.root, relative, data, overwrite);
     } catch (error) {
-      if (error instanceof ToolFailure) return Promise.reject(error);
+      if (error instanceof ToolFailure) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      return Promise.reject(new ToolFailure("io_error", message));
+      throw new ToolFailure("io_error", message);
     }
   }
 
