@@ -77,7 +77,7 @@ export async function* dialogue(
   request: DialogueRequest,
   options: DialogueOptions,
 ): AsyncGenerator<DialogueEvent> {
-  using deadline = replyDeadline(request, options.timers ?? systemTimers);
+  using deadline = new ReplyDeadline(request, options.timers ?? systemTimers);
   yield* new ReplyRun(request, options, deadline).run();
 }
 
@@ -90,7 +90,7 @@ type RoundOutcome =
 class ReplyRun {
   readonly #request: DialogueRequest;
   readonly #options: DialogueOptions;
-  readonly #deadline: { signal: AbortSignal; timeout: AbortSignal };
+  readonly #deadline: ReplyDeadline;
   readonly #trace: DialogueTrace;
   readonly #clock: Clock;
   readonly #messages: LlmMessage[];
@@ -104,7 +104,7 @@ class ReplyRun {
   constructor(
     request: DialogueRequest,
     options: DialogueOptions,
-    deadline: { signal: AbortSignal; timeout: AbortSignal },
+    deadline: ReplyDeadline,
   ) {
     this.#request = request;
     this.#options = options;
@@ -205,7 +205,7 @@ class ReplyRun {
     if (this.#stopped()) return false;
     const round = this.#rounds;
     const ms = this.#clock.now() - started;
-    if (this.#deadline.timeout.aborted) {
+    if (this.#deadline.timedOut) {
       this.#trace("llm_done", { round, ms, error: "timeout" });
       yield {
         type: "error",
@@ -321,21 +321,49 @@ function* notesEvents(blocks: readonly MarkerBlock[]): Generator<DialogueEvent> 
 }
 
 /**
- * The signal a reply runs under: the caller's stop, or `timeoutMs` run out on `timers`
- * (then `timeout` is aborted too). Disposing it clears the timer.
+ * The signal a reply runs under: aborted by the caller's stop (with its reason) or when
+ * `timeoutMs` runs out on `timers` (then `timedOut` is true). The caller's signal is
+ * linked by one listener rather than `AbortSignal.any`, whose weak references and sets
+ * stay with the caller's signal; disposing it clears the timer and removes the listener,
+ * so nothing of a finished reply is left on the caller's signal.
  */
-function replyDeadline(request: DialogueRequest, timers: Timers) {
-  const expired = new AbortController();
-  const handle = timers.set(
-    () => expired.abort(new DOMException("The reply took longer than its timeout", "TimeoutError")),
-    request.timeoutMs,
-  );
-  const timeout = expired.signal;
-  return {
-    timeout,
-    signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
-    [Symbol.dispose]: () => timers.clear(handle),
-  };
+class ReplyDeadline {
+  readonly #controller = new AbortController();
+  readonly #caller?: AbortSignal;
+  readonly #timers: Timers;
+  readonly #timer: unknown;
+  /** True once `timeoutMs` ran out. */
+  timedOut = false;
+
+  constructor(request: DialogueRequest, timers: Timers) {
+    this.#timers = timers;
+    const caller = request.signal;
+    if (caller?.aborted) this.#controller.abort(caller.reason);
+    else if (caller) {
+      this.#caller = caller;
+      caller.addEventListener("abort", this, { once: true });
+    }
+    this.#timer = timers.set(() => {
+      this.timedOut = true;
+      this.#controller.abort(
+        new DOMException("The reply took longer than its timeout", "TimeoutError"),
+      );
+    }, request.timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The caller's stop (this object is the listener: no closure per reply). */
+  handleEvent(): void {
+    this.#controller.abort(this.#caller?.reason);
+  }
+
+  [Symbol.dispose](): void {
+    this.#timers.clear(this.#timer);
+    this.#caller?.removeEventListener("abort", this);
+  }
 }
 
 /**

@@ -77,6 +77,59 @@ Deno.test("dialogue: the stream timeout fires on the given timers and ends the r
   assert.equal(timers.pending.size, 0);
 });
 
+/** A signal whose abort listeners are counted: `listening` holds those not removed. */
+function watchedSignal() {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const listening = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (type: string, listener: unknown, options?: unknown) => {
+    listening.add(listener);
+    add(type, listener as EventListener, options as AddEventListenerOptions);
+  };
+  signal.removeEventListener = (type: string, listener: unknown, options?: unknown) => {
+    listening.delete(listener);
+    remove(type, listener as EventListener, options as EventListenerOptions);
+  };
+  return { controller, signal, listening };
+}
+
+Deno.test("dialogue: the caller's stop aborts the model request with its reason", async () => {
+  const stop = watchedSignal();
+  const reason = new DOMException("stopped by the user", "AbortError");
+  const model: LanguageModel = {
+    ...mockLanguageModel(() => ""),
+    // deno-lint-ignore require-yield
+    async *stream(request): AsyncGenerator<StreamEvent> {
+      request.onTextDelta("partial ");
+      assert.equal(request.signal?.aborted, false);
+      stop.controller.abort(reason);
+      assert.equal(request.signal?.reason, reason);
+      throw request.signal?.reason;
+    },
+  };
+  const timers = new ManualTimers();
+  const events: DialogueEvent[] = [];
+  for await (const event of dialogue({ ...REQUEST, signal: stop.signal }, { model, timers })) {
+    events.push(event);
+  }
+  assert.deepEqual(events.map((event) => event.type), ["text", "done"]);
+  assert.equal(events[1].type === "done" && events[1].stopped, true);
+  assert.equal(timers.pending.size, 0, "the reply's timer is cleared");
+});
+
+Deno.test("dialogue: a finished reply leaves no listener on the caller's signal and no timer", async () => {
+  const stop = watchedSignal();
+  const timers = new ManualTimers();
+  const model = mockLanguageModel(() => "fine");
+  for await (const _ of dialogue({ ...REQUEST, signal: stop.signal }, { model, timers })) {
+    assert.equal(stop.listening.size, 1, "the reply listens while it runs");
+  }
+  assert.equal(stop.listening.size, 0);
+  assert.equal(timers.pending.size, 0);
+});
+
 Deno.test("dialogue: each model round is timed on the given clock", async () => {
   const clock = new FakeClock(1_000);
   const model: LanguageModel = {
