@@ -40,6 +40,12 @@ export interface LoadSchemaStoreOptions {
    * ready at once (its validators are generated ahead of time).
    */
   deferCompile?: boolean;
+  /**
+   * Read the examples when they are first listed or read, not at start. For a one-shot
+   * command that may never list them (`syn validate`: ~2 ms of its start); a server keeps
+   * the default, as MCP spec §2 reads files on process start only.
+   */
+  examplesOnFirstUse?: boolean;
 }
 
 /** A schema file as read from disk. */
@@ -253,7 +259,8 @@ async function compiledVerdicts(schemas: LoadedSchema[]): Promise<VerdictSource>
   };
 }
 
-let embeddedStore: Promise<SchemaStore> | undefined;
+/** The all-embedded stores, one per way of reading examples. */
+const embeddedStores = new Map<boolean, Promise<SchemaStore>>();
 
 /**
  * Reads schemas and examples once (MCP spec §2) and returns a store that lists, reads
@@ -265,8 +272,12 @@ let embeddedStore: Promise<SchemaStore> | undefined;
  */
 export function loadSchemaStore(options: LoadSchemaStoreOptions = {}): Promise<SchemaStore> {
   if (options.schemasDir === undefined && options.examplesDir === undefined) {
-    embeddedStore ??= buildStore({});
-    return embeddedStore;
+    const onFirstUse = options.examplesOnFirstUse === true;
+    let store = embeddedStores.get(onFirstUse);
+    if (!store) {
+      embeddedStores.set(onFirstUse, store = buildStore({ examplesOnFirstUse: onFirstUse }));
+    }
+    return store;
   }
   return buildStore(options);
 }
@@ -348,13 +359,16 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   );
   if (!options.deferCompile) await validators.ready();
 
-  const examples = loadExamples(
-    examplesDir,
-    examplesShown,
-    (document, stem) =>
-      schemas.fromMarker(document) ?? schemaNameFromStem(stem, schemas.names()) ??
-        "synesthetic-asset",
-  );
+  let loaded: LoadedExample[] | undefined;
+  const examples = () =>
+    loaded ??= loadExamples(
+      examplesDir,
+      examplesShown,
+      (document, stem) =>
+        schemas.fromMarker(document) ?? schemaNameFromStem(stem, schemas.names()) ??
+          "synesthetic-asset",
+    );
+  if (!options.examplesOnFirstUse) examples();
   const validate = (asset: unknown, schemaName: string) =>
     validateAsset(asset, schemaName, { schemas, validators, index });
   return {
@@ -366,9 +380,9 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
       return { schema: structuredClone(entry.schema), version: entry.version };
     },
     hasSchema: (name) => schemas.find(name) !== undefined,
-    listExamples: (component) => listExamples(examples, component),
+    listExamples: (component) => listExamples(examples(), component),
     getExample(path) {
-      const entry = findExample(examples, path);
+      const entry = findExample(examples(), path);
       if (!entry) return undefined;
       return { example: JSON.parse(entry.text), schema: entry.schema };
     },

@@ -30,6 +30,22 @@ Deno.test("loadSchemaStore() shares one embedded store per process", async () =>
   assert.equal(await loadSchemaStore(), await loadSchemaStore());
 });
 
+Deno.test("loadSchemaStore() reads examples at start, or at their first use when asked", async () => {
+  const examplesDir = await Deno.makeTempDir();
+  try {
+    const atStart = await loadSchemaStore({ examplesDir });
+    const onFirstUse = await loadSchemaStore({ examplesDir, examplesOnFirstUse: true });
+    await Deno.writeTextFile(`${examplesDir}/tone-late.json`, '{"name": "late"}');
+    // MCP spec §2: files are read on process start only, so the first store never sees it.
+    assert.deepEqual(atStart.listExamples(), []);
+    assert.deepEqual(onFirstUse.listExamples().map((entry) => entry.component), ["tone-late"]);
+    await Deno.remove(`${examplesDir}/tone-late.json`);
+    assert.equal(onFirstUse.listExamples().length, 1, "read once, then kept");
+  } finally {
+    await Deno.remove(examplesDir, { recursive: true });
+  }
+});
+
 Deno.test("getSchema() resolves the alias and returns a copy", async () => {
   const store = await loadSchemaStore();
   assert.equal(SCHEMA_ALIASES["nested-synesthetic-asset"], "synesthetic-asset");
