@@ -28,19 +28,28 @@ export interface GeneratedModule {
 const RUN_TIME_RECORDS = ["synthesized-tool.schema.json", "tool-event.schema.json"];
 
 /**
- * The self-contained schemas `compileJsonSchema` meets when a command starts: the baseline
- * tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`), the validator
- * service's tool arguments (the first request of every `mcp-serve`, `generate`'s child
- * included) and the run-time record schemas.
+ * The self-contained schemas `compileJsonSchema` meets when a command starts, in two
+ * modules: the validator service's tool arguments on their own (the first request of every
+ * `mcp-serve`, `generate`'s child included, then loads a few KB instead of the whole table),
+ * and the baseline tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`)
+ * with the run-time record schemas.
  */
-export function startPathSchemas(): Record<string, unknown>[] {
+function serviceStartSchemas(): Record<string, unknown>[] {
+  return toolParameterSchemas();
+}
+
+function toolStartSchemas(): Record<string, unknown>[] {
   const records = readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
   return [
     ...BASELINE_TOOLS.map((tool) => tool.argsSchema),
-    ...toolParameterSchemas(),
     ...records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
       .map((file) => JSON.parse(file.text)),
   ];
+}
+
+/** Every schema of both precompiled modules. */
+export function startPathSchemas(): Record<string, unknown>[] {
+  return [...serviceStartSchemas(), ...toolStartSchemas()];
 }
 
 /** The installed ajv-formats `dist/formats.js`, found through `deno info`, and its name. */
@@ -78,8 +87,12 @@ export async function generatedSchemaModules(): Promise<GeneratedModule[]> {
       ),
     },
     {
+      path: "lib/schema/_precompiled_service_schemas.js",
+      source: await precompiledSchemasSource(serviceStartSchemas()),
+    },
+    {
       path: "lib/schema/_precompiled_schemas.js",
-      source: await precompiledSchemasSource(startPathSchemas()),
+      source: await precompiledSchemasSource(toolStartSchemas()),
     },
   ];
 }

@@ -1,7 +1,8 @@
 /**
  * Regenerates the validator modules of `lib/schema/` ahead of time: the asset schema set
  * (`_embedded_validators.js`, from `schemas/*.schema.json`), the self-contained schemas
- * start paths compile (`_precompiled_schemas.js`: tool arguments, `schemas/records/`) and
+ * start paths compile (`_precompiled_service_schemas.js`: the validator service's arguments;
+ * `_precompiled_schemas.js`: the tools' arguments, `schemas/records/`) and
  * ajv-formats' formats (`_embedded_formats.js`):
  *
  *   deno run -A scripts/build_schema_validators.ts          # write the modules

@@ -106,6 +106,7 @@ Deno.test("validate, diff and the validator child (mcp-serve --stdio) load no no
   const generated = [
     "lib/schema/_embedded_validators.js",
     "lib/schema/_embedded_formats.js",
+    "lib/schema/_precompiled_service_schemas.js",
     "lib/schema/_precompiled_schemas.js",
   ];
   for (const command of ["validate", "diff", "mcp_serve"]) {

@@ -17,8 +17,14 @@ const BASE_URI = "urn:syn:standalone";
 async function precompiledVerdict(
   schema: Record<string, unknown>,
 ): Promise<VerdictFunction | undefined> {
+  const key = canonicalJson(schema);
+  // The validator service's own arguments first: its small module is all a validator
+  // child's first request needs (the other holds every tool's arguments and records).
+  const service = await import("./_precompiled_service_schemas.js");
+  const found = service.PRECOMPILED.get(key);
+  if (found) return found;
   const { PRECOMPILED } = await import("./_precompiled_schemas.js");
-  return PRECOMPILED.get(canonicalJson(schema));
+  return PRECOMPILED.get(key);
 }
 
 async function compiledVerdict(schema: Record<string, unknown>): Promise<VerdictFunction> {
