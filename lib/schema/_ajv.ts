@@ -44,22 +44,19 @@ export async function createAjv(extra: Record<string, unknown> = {}): Promise<Aj
 }
 
 /**
- * A 32-bit FNV-1a fingerprint of schema files (name and text, sorted by name). The
- * generated module records the fingerprint of the files it was built from; the store
- * uses it only when the files on disk still match.
+ * The SHA-256 (hex) of schema files: each name and text, length-prefixed, sorted by name.
+ * The generated module records the fingerprint of the files it was built from; the store
+ * uses it only when the files on disk still match. The runtime's digest, because every
+ * `validate` and every validator child computes it at start: ~0.6 ms for the embedded set,
+ * where a 32-bit FNV-1a loop in JavaScript took 1.5–2.5 ms.
  */
-export function schemaFingerprint(files: readonly { name: string; text: string }[]): string {
-  let hash = 0x811c9dc5;
+export async function schemaFingerprint(
+  files: readonly { name: string; text: string }[],
+): Promise<string> {
   const sorted = [...files].sort((a, b) => compareCodePoints(a.name, b.name));
-  for (const { name, text } of sorted) {
-    for (const part of [name, "\u0000", text, "\u0000"]) {
-      for (let i = 0; i < part.length; i++) {
-        hash ^= part.charCodeAt(i);
-        hash = Math.imul(hash, 0x01000193) >>> 0;
-      }
-    }
-  }
-  return hash.toString(16).padStart(8, "0");
+  const framed = sorted.map(({ name, text }) => `${name.length}:${name}${text.length}:${text}`);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(framed.join("")));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /**

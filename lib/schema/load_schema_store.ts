@@ -222,7 +222,7 @@ type VerdictSource = (uri: string, name: string) => VerdictFunction;
 
 async function embeddedVerdicts(files: SchemaFileText[]): Promise<VerdictSource | undefined> {
   const generated = await import("./_embedded_validators.js");
-  if (generated.SCHEMA_FINGERPRINT !== schemaFingerprint(files)) return undefined;
+  if (generated.SCHEMA_FINGERPRINT !== await schemaFingerprint(files)) return undefined;
   return (uri) => generated.VALIDATORS[uri];
 }
 
