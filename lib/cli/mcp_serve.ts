@@ -272,8 +272,9 @@ interface McpServeTransportFlags {
 
 /** Standard input and output as a connection (stdout carries frames only). */
 function stdioConnection(io: CliIo): RpcConnection {
+  const readStdin = io.readStdin;
   return {
-    readable: io.readStdin ? { read: (buffer) => io.readStdin!(buffer) } : io.stdin,
+    readable: readStdin ? { read: readStdin } : io.stdin,
     write: async (data) =>
       await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
     close() {},

@@ -23,7 +23,7 @@ export interface ByteSource {
 }
 
 /** True for a `ByteSource` (anything with `read(buffer)`) rather than a stream. */
-export function isByteSource(value: ReadableStream<Uint8Array> | ByteSource): value is ByteSource {
+function isByteSource(value: ReadableStream<Uint8Array> | ByteSource): value is ByteSource {
   // Not `instanceof ReadableStream`: naming that global loads Deno's streams.
   return typeof (value as Partial<ByteSource>).read === "function";
 }

@@ -30,7 +30,7 @@ export { formatBytes } from "./format_bytes.ts";
 export { dirnameOf, fileUrlToPath, pathToFileUrl, resolvePath } from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
-export { type ByteReader, byteReader, type ByteSource, isByteSource } from "./byte_reader.ts";
+export { type ByteReader, byteReader, type ByteSource } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
 export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 export {
