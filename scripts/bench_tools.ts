@@ -68,7 +68,7 @@ session.close();
 
 const bwrapSession = await ToolSession.open({ root, registry, bubblewrap: "auto" });
 const shellBwrap: number[] = [];
-if (bwrapSession.bubblewrap) {
+if (await bwrapSession.usesBubblewrap()) {
   await bwrapSession.call(echo);
   for (let i = 0; i < runs; i++) shellBwrap.push(await time(() => bwrapSession.call(echo)));
 }

@@ -167,7 +167,10 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
       ? (event) => appendJsonl(traceFile, event).catch((error) => void (traceError ??= error))
       : undefined,
   });
-  if (positionals[0] === "shell.exec" && !values["no-bubblewrap"] && !session.bubblewrap) {
+  if (
+    positionals[0] === "shell.exec" && !values["no-bubblewrap"] &&
+    !(await session.usesBubblewrap())
+  ) {
     await noticeNoBubblewrap(io);
   }
   let result: ToolResult;

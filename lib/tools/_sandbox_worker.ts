@@ -10,17 +10,22 @@
  * file and folder is therefore opened first and then proved to be inside the root by its
  * open descriptor: the supervisor reads `/proc/self/fd/<fd>` (the kernel's path of what
  * was opened — a worker is denied `/proc/self/fd` unless it has every permission) and the
- * worker refuses anything outside. Reads go through that descriptor; a folder is listed
- * through it. It imports only `node:fs` (built in): a worker may not load modules from
- * outside what it was granted.
+ * worker refuses anything outside. Reads go through that descriptor; the supervisor lists a
+ * folder through it.
+ *
+ * It imports nothing: loading `node:fs` (for raw descriptor numbers) would cost a new
+ * isolate more than its own start. So the worker opens with `Deno.open` and names what it
+ * opened by device and inode (`fstat`); the supervisor finds the process's descriptor on
+ * that inode in `/proc/self/fd` and reads its path there. A FIFO or device is refused by a
+ * `stat` before the open and by the `fstat` after it; one swapped in between those two
+ * would block the open until the call's deadline ends the worker — a timeout, never a
+ * read outside the root.
  *
  * Protocol: `{seq, op, ...params}` in; `{seq, ok: true, value}` or
  * `{seq, ok: false, code, message}` out; a spawn also sends `{seq, spawned: pid}` first.
- * To check a descriptor it sends `{verify: id, fd, list}` and gets
+ * To check an open file it sends `{verify: id, dev, ino, list}` and gets
  * `{verified: id, path, entries?}` or `{verified: id, error}` back.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-
 interface Reply {
   seq: number;
   ok: boolean;
@@ -49,11 +54,11 @@ const verifying = new Map<number, (reply: Opened & { error?: string }) => void>(
 let verifyId = 0;
 
 /**
- * Where open descriptor `fd` really is, asked of the supervisor, refused unless inside
- * `root`. With `list` > 0, the supervisor also lists up to that many entries of the folder
- * through the descriptor.
+ * Where the open file with this device and inode really is, asked of the supervisor,
+ * refused unless inside `root`. With `list` > 0, the supervisor also lists up to that
+ * many entries of the folder through the open descriptor.
  */
-function openedInside(root: string, fd: number, list = 0): Promise<Opened> {
+function openedInside(root: string, info: Deno.FileInfo, list = 0): Promise<Opened> {
   const id = ++verifyId;
   return new Promise((resolve, reject) => {
     verifying.set(id, (reply) => {
@@ -64,14 +69,36 @@ function openedInside(root: string, fd: number, list = 0): Promise<Opened> {
         reject(new Refusal("path_escape", "Path leaves the sandbox root"));
       } else resolve(reply);
     });
-    self.postMessage({ verify: id, fd, list });
+    self.postMessage({ verify: id, dev: info.dev, ino: info.ino, list });
   });
 }
 
-/** Opens without blocking on a FIFO or taking a terminal; `folder` insists on a folder. */
-function openForReading(path: string, folder: boolean): number {
-  const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
-  return openSync(path, folder ? flags | constants.O_DIRECTORY : flags);
+/** Refuses what is not a regular file (`folder` false) or not a folder (`folder` true). */
+function checkKind(info: Deno.FileInfo, folder: boolean): void {
+  if (folder) {
+    if (!info.isDirectory) throw new Refusal("io_error", "Path is not a folder");
+  } else if (info.isDirectory) throw new Refusal("io_error", "Path is a folder, not a file");
+  else if (!info.isFile) throw new Refusal("io_error", "Path is not a regular file");
+}
+
+/**
+ * Opens for reading what `stat` says is a file (or a folder): never a FIFO or a device,
+ * whose open could block or take a terminal. The kind is checked again on the open file.
+ */
+async function openForReading(
+  path: string,
+  folder: boolean,
+): Promise<{ file: Deno.FsFile; info: Deno.FileInfo }> {
+  checkKind(await Deno.stat(path), folder);
+  const file = await Deno.open(path, { read: true });
+  try {
+    const info = await file.stat();
+    checkKind(info, folder);
+    return { file, info };
+  } catch (error) {
+    file.close();
+    throw error;
+  }
 }
 
 /** Cuts UTF-8 bytes at `max` without splitting a character. */
@@ -97,44 +124,27 @@ async function readCapped(
 }
 
 async function readText(params: { root: string; path: string; maxBytes: number }) {
-  const fd = openForReading(params.path, false);
+  const { file, info } = await openForReading(params.path, false);
   try {
-    const info = fstatSync(fd);
-    if (info.isDirectory()) throw new Refusal("io_error", "Path is a folder, not a file");
-    if (!info.isFile()) throw new Refusal("io_error", "Path is not a regular file");
-    await openedInside(params.root, fd);
-    const reader = {
-      read: (buffer: Uint8Array) => {
-        const count = readSync(fd, buffer);
-        return Promise.resolve(count === 0 ? null : count);
-      },
-    };
-    const { bytes, more } = await readCapped(reader, params.maxBytes);
+    await openedInside(params.root, info);
+    const { bytes, more } = await readCapped(file, params.maxBytes);
     const kept = cutUtf8(bytes, params.maxBytes);
     const truncated = more || kept.length < bytes.length;
     return { text: new TextDecoder().decode(kept), bytes: info.size, truncated };
   } finally {
-    closeSync(fd);
+    file.close();
   }
 }
 
 async function listDir(
   params: { root: string; path: string; maxEntries: number; scanCap: number },
 ) {
-  let fd: number;
-  try {
-    fd = openForReading(params.path, true);
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOTDIR") {
-      throw new Refusal("io_error", "Path is not a folder");
-    }
-    throw error;
-  }
+  const { file, info } = await openForReading(params.path, true);
   let names: { name: string; type: string; size?: number }[];
   try {
-    names = (await openedInside(params.root, fd, params.scanCap + 1)).entries ?? [];
+    names = (await openedInside(params.root, info, params.scanCap + 1)).entries ?? [];
   } finally {
-    closeSync(fd);
+    file.close();
   }
   const scanned = names.length;
   names = names.slice(0, params.scanCap);

@@ -161,6 +161,8 @@ export function compositeToolDescriptor(
     effects: combineEffects(
       definition.steps.map((step) => options.stepEffects?.(step.tool_id) ?? UNKNOWN_EFFECTS),
     ),
+    // Its steps are calls of their own, each in the sandbox its tool needs.
+    startsPrograms: false,
     run(args, context: ToolContext) {
       const callTool = context.callTool;
       if (!callTool) {

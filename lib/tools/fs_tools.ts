@@ -45,6 +45,7 @@ export const FS_READ_TEXT: ToolDescriptor = {
     additionalProperties: false,
   },
   effects: READS_ROOT,
+  startsPrograms: false,
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;
@@ -72,6 +73,7 @@ export const FS_LIST_DIR: ToolDescriptor = {
     additionalProperties: false,
   },
   effects: READS_ROOT,
+  startsPrograms: false,
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;
@@ -104,6 +106,7 @@ export const FS_WRITE_TEXT: ToolDescriptor = {
   // Creating a file destroys nothing, but overwrite: true replaces one; the same text
   // written twice leaves the same file.
   effects: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  startsPrograms: false,
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;

@@ -46,6 +46,7 @@ export const HTTP_GET: ToolDescriptor = {
   },
   // A GET changes nothing (RFC 9110 §9.2.1: safe and idempotent) but reaches the network.
   effects: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+  startsPrograms: false,
   timeoutMs: () => HTTP_TIMEOUT_MS,
   async run(args, context: ToolContext) {
     const start = checkUrl(args.url as string);

@@ -48,15 +48,20 @@ export class Sandbox {
   readonly key: string;
   /** The root, a real absolute path. */
   readonly root: string;
+  /** Whether it may start programs (its `run` permission names any). */
+  readonly runsPrograms: boolean;
   #worker: Worker;
   #pending = new Map<number, Pending>();
   #seq = 0;
   #dead = false;
+  #retiring = false;
+  #users = 0;
 
-  private constructor(worker: Worker, key: string, root: string) {
+  private constructor(worker: Worker, permissions: SandboxPermissions) {
     this.#worker = worker;
-    this.key = key;
-    this.root = root;
+    this.key = permissionsKey(permissions);
+    this.root = permissions.root;
+    this.runsPrograms = permissions.run.length > 0;
   }
 
   /** Starts a worker with these permissions and waits until it has checked them. */
@@ -82,7 +87,7 @@ export class Sandbox {
     } catch (error) {
       throw new ToolFailure("sandbox_unavailable", `Cannot start the sandbox: ${String(error)}`);
     }
-    const sandbox = new Sandbox(worker, permissionsKey(permissions), permissions.root);
+    const sandbox = new Sandbox(worker, permissions);
     await sandbox.#ready();
     return sandbox;
   }
@@ -174,11 +179,14 @@ export class Sandbox {
       message?: string;
       spawned?: number;
       verify?: number;
-      fd?: unknown;
+      dev?: unknown;
+      ino?: unknown;
       list?: unknown;
     },
   ) {
-    if (typeof data.verify === "number") return this.#verify(data.verify, data.fd, data.list);
+    if (typeof data.verify === "number") {
+      return this.#verify(data.verify, data.dev, data.ino, data.list);
+    }
     const pending = this.#pending.get(data.seq);
     if (!pending) return;
     if (typeof data.spawned === "number") {
@@ -194,18 +202,25 @@ export class Sandbox {
   }
 
   /**
-   * Tells the worker where its open descriptor `fd` really is (the kernel's path in
-   * `/proc/self/fd`, which Deno denies a worker without every permission) and, when `list`
-   * is a count, up to that many entries of the folder read through the descriptor itself:
-   * a folder swapped for a symlink after the open cannot change what is listed.
+   * Tells the worker where the file it holds open as (`dev`, `ino`) really is: the kernel's
+   * path of a descriptor on that inode in `/proc/self/fd` (which Deno denies a worker
+   * without every permission) and, when `list` is a count, up to that many entries of the
+   * folder read through the descriptor itself: a folder swapped for a symlink after the
+   * open cannot change what is listed.
    */
-  #verify(id: number, fd: unknown, list: unknown): void {
+  #verify(id: number, dev: unknown, ino: unknown, list: unknown): void {
     let reply: Record<string, unknown>;
     try {
-      if (!Number.isSafeInteger(fd) || (fd as number) < 0) throw new TypeError("Not a descriptor");
-      const path = Deno.readLinkSync(`/proc/self/fd/${fd}`);
+      if (!Number.isSafeInteger(dev) || !Number.isSafeInteger(ino)) {
+        throw new TypeError("Not a file's identity");
+      }
+      const opened = descriptorOn(dev as number, ino as number);
       const count = Number.isSafeInteger(list) ? list as number : 0;
-      reply = { verified: id, path, entries: count > 0 ? listOpened(fd as number, count) : [] };
+      reply = {
+        verified: id,
+        path: opened.path,
+        entries: count > 0 ? listOpened(opened.fd, count) : [],
+      };
     } catch (error) {
       reply = { verified: id, error: error instanceof Error ? error.message : String(error) };
     }
@@ -224,6 +239,25 @@ export class Sandbox {
     this.#worker.terminate();
   }
 
+  /** Marks a call running in this sandbox until `release` (see `retire`). */
+  acquire(): void {
+    this.#users++;
+  }
+
+  release(): void {
+    this.#users--;
+    if (this.#retiring && this.#users <= 0) this.close();
+  }
+
+  /**
+   * Stops the worker once no call is running in it: the session moved to a new sandbox,
+   * and calls already running here finish here.
+   */
+  retire(): void {
+    this.#retiring = true;
+    if (this.#users <= 0) this.close();
+  }
+
   /** Stops the worker (and kills what it started). Safe to call twice. */
   close(): void {
     this.#die("sandbox_unavailable", "The sandbox was closed");
@@ -232,6 +266,29 @@ export class Sandbox {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/**
+ * A descriptor of this process open on the inode (`dev`, `ino`), with the kernel's path
+ * for it. The first found serves: two descriptors on one inode read the same bytes (a
+ * folder has one path; a file's other names are hard links to the same content). The
+ * inode is looked up before and after reading the path, so a descriptor closed and reused
+ * in between is skipped rather than trusted.
+ */
+function descriptorOn(dev: number, ino: number): { fd: number; path: string } {
+  for (const entry of Deno.readDirSync("/proc/self/fd")) {
+    const link = `/proc/self/fd/${entry.name}`;
+    try {
+      const before = Deno.statSync(link);
+      if (before.ino !== ino || before.dev !== dev) continue;
+      const path = Deno.readLinkSync(link);
+      const after = Deno.statSync(link);
+      if (after.ino === ino && after.dev === dev) return { fd: Number(entry.name), path };
+    } catch {
+      // closed while looked at
+    }
+  }
+  throw new Error("The opened file is no longer open");
 }
 
 /** Up to `max` entries of the folder open as `fd`, each looked up through the descriptor. */

@@ -59,6 +59,7 @@ export const SHELL_EXEC: ToolDescriptor = {
   // The allowlist can be widened (--shell-allow), so nothing is promised: a program may
   // change or remove files in the root, and running it twice may differ.
   effects: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+  startsPrograms: true,
   timeoutMs: (args) => Number(args.timeout_s) * 1000 + SPAWN_GRACE_MS,
   async run(args, context: ToolContext) {
     const { policy } = context;

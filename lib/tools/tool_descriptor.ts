@@ -61,6 +61,12 @@ export interface ToolDescriptor {
   /** What a call may do; a tool without them is taken to do anything (see `toolEffects`). */
   effects?: ToolEffects;
   /**
+   * `false` when the tool never starts a program (then its calls run in a sandbox with no
+   * `run` permission at all, and bubblewrap is not probed for them); a tool that does not
+   * say is taken to start programs.
+   */
+  startsPrograms?: boolean;
+  /**
    * Runs with validated args (defaults applied). Throws `ToolFailure` to refuse or fail;
    * anything else thrown becomes `io_error`.
    */

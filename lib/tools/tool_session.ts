@@ -70,38 +70,41 @@ export class ToolSession {
   #options: ToolSessionOptions;
   #root: string;
   #capabilities: CapabilityState;
-  #bubblewrap: boolean;
+  /** Probed when a call first starts a program (running bwrap once costs ~9 ms). */
+  #bubblewrap?: Promise<boolean>;
+  /** Known once the probe settled; `false` before (only `shell.exec` reads it, after it). */
+  #bubblewrapKnown = false;
   #sandbox?: Sandbox;
   #httpCache?: HttpCache;
   #queue: Promise<unknown> = Promise.resolve();
   /** Resolved executables per allowlist: resolving them costs ~26 file lookups. */
-  #runPermissions = new Map<string, Promise<string[]>>();
+  #resolvedPrograms = new Map<string, Promise<string[]>>();
+  /** Sandboxes being started, by permissions key. */
+  #starting = new Map<string, Promise<Sandbox>>();
   #closed = false;
 
   private constructor(
     options: ToolSessionOptions,
     root: string,
     registry: ToolRegistry,
-    bubblewrap: boolean,
   ) {
     this.#options = options;
     this.#root = root;
     this.registry = registry;
-    this.#bubblewrap = bubblewrap;
     this.sessionId = options.sessionId ?? crypto.randomUUID();
     let capabilities = NO_CAPABILITIES;
     for (const cap of options.granted ?? []) capabilities = grantCapability(capabilities, cap);
     this.#capabilities = capabilities;
   }
 
-  /** Checks the root and prepares the registry; the sandbox starts at the first call. */
+  /**
+   * Checks the root and prepares the registry; the sandbox starts at the first call, and
+   * bubblewrap is probed at the first call that starts a program.
+   */
   static async open(options: ToolSessionOptions): Promise<ToolSession> {
     const root = await realRoot(options.root);
     const registry = options.registry ?? await baselineRegistry();
-    const bubblewrap = options.bubblewrap === "off"
-      ? false
-      : await detectBubblewrap(options.bubblewrapSearchPath);
-    return new ToolSession(options, root, registry, bubblewrap);
+    return new ToolSession(options, root, registry);
   }
 
   /** The sandbox root (a real path). */
@@ -109,9 +112,12 @@ export class ToolSession {
     return this.#root;
   }
 
-  /** Whether `shell.exec` runs inside bubblewrap in this session. */
-  get bubblewrap(): boolean {
-    return this.#bubblewrap;
+  /** Whether `shell.exec` runs inside bubblewrap in this session (probed once). */
+  usesBubblewrap(): Promise<boolean> {
+    this.#bubblewrap ??= this.#options.bubblewrap === "off"
+      ? Promise.resolve(false)
+      : detectBubblewrap(this.#options.bubblewrapSearchPath);
+    return this.#bubblewrap.then((found) => (this.#bubblewrapKnown = found));
   }
 
   get capabilities(): CapabilityState {
@@ -138,7 +144,7 @@ export class ToolSession {
       granted: this.#capabilities.capabilities_granted,
       allowHosts: this.#options.allowHosts ?? [],
       shellAllow: [...new Set([...DEFAULT_SHELL_ALLOW, ...(this.#options.shellAllow ?? [])])],
-      bubblewrap: this.#bubblewrap,
+      bubblewrap: this.#bubblewrapKnown,
     };
   }
 
@@ -193,6 +199,9 @@ export class ToolSession {
     if (call.problem) throw new ToolFailure("invalid_args", call.problem);
     const descriptor = this.registry.get(call.tool);
     if (!descriptor) throw new ToolFailure("unknown_tool", `Unknown tool: ${call.tool}`);
+    // The sandbox starts (a new isolate, most of a bare start) while the args are checked.
+    const sandbox = this.#warmSandbox(descriptor.startsPrograms !== false);
+    sandbox.catch(() => {}); // awaited below unless the args are refused
     const args = withDefaults(descriptor.argsSchema, call.args);
     const verdict = (await argsValidator(descriptor))(args);
     if (!verdict.ok) {
@@ -202,18 +211,22 @@ export class ToolSession {
     const own = descriptor.timeoutMs?.(args) ?? this.#options.defaultTimeoutMs ??
       DEFAULT_TIMEOUT_MS;
     const timeoutMs = Math.min(own, this.#options.maxTimeoutMs ?? own);
-    const context = await this.#context(timeoutMs);
-    return await withDeadline(descriptor.run(args, context), timeoutMs + GRACE_MS, () => {
-      context.sandbox.close();
-    });
+    const context = this.#context(await sandbox, timeoutMs);
+    context.sandbox.acquire();
+    try {
+      return await withDeadline(descriptor.run(args, context), timeoutMs + GRACE_MS, () => {
+        context.sandbox.close();
+      });
+    } finally {
+      context.sandbox.release();
+    }
   }
 
-  async #context(timeoutMs: number): Promise<ToolContext> {
-    const policy = this.policy();
+  #context(sandbox: Sandbox, timeoutMs: number): ToolContext {
     const openCache = () => this.#openCache();
     return {
-      policy,
-      sandbox: await this.#warmSandbox(policy),
+      policy: this.policy(),
+      sandbox,
       timeoutMs,
       get httpCache() {
         return openCache();
@@ -224,24 +237,51 @@ export class ToolSession {
     };
   }
 
-  /** The warm sandbox, or a new one when the permissions changed or the old one died. */
-  async #warmSandbox(policy: ToolPolicy): Promise<Sandbox> {
-    const runKey = JSON.stringify([policy.bubblewrap, policy.shellAllow]);
-    let run = this.#runPermissions.get(runKey);
+  /**
+   * The warm sandbox, or a new one when the permissions changed or the old one died. A
+   * call that starts no program gets no `run` permission: the first that does probes
+   * bubblewrap, resolves the allowlist and moves the session to a sandbox that may run
+   * them (which then serves every call). A replaced sandbox ends once its calls are done.
+   */
+  async #warmSandbox(startsPrograms: boolean): Promise<Sandbox> {
+    const runs = startsPrograms || this.#sandbox?.runsPrograms === true;
+    const permissions: SandboxPermissions = {
+      root: this.#root,
+      net: sandboxNetHosts(this.policy()),
+      run: runs ? await this.#runPermissions() : [],
+    };
+    const key = permissionsKey(permissions);
+    const current = this.#sandbox;
+    if (current && !current.dead && current.key === key) return current;
+    // Calls made together (a composite's parallel steps) share one start.
+    let starting = this.#starting.get(key);
+    if (!starting) {
+      starting = Sandbox.start(permissions).finally(() => this.#starting.delete(key));
+      this.#starting.set(key, starting);
+    }
+    const started = await starting;
+    if (this.#closed) {
+      started.close();
+      throw new ToolFailure("sandbox_unavailable", "The tool session is closed");
+    }
+    if (this.#sandbox !== started) {
+      this.#sandbox?.retire();
+      this.#sandbox = started;
+    }
+    return started;
+  }
+
+  /** The executables `shell.exec` may start here: bwrap, or the resolved allowlist. */
+  async #runPermissions(): Promise<string[]> {
+    await this.usesBubblewrap();
+    const policy = this.policy();
+    const key = JSON.stringify([policy.bubblewrap, policy.shellAllow]);
+    let run = this.#resolvedPrograms.get(key);
     if (!run) {
       run = shellRunPermissions(policy);
-      this.#runPermissions.set(runKey, run);
+      this.#resolvedPrograms.set(key, run);
     }
-    const permissions: SandboxPermissions = {
-      root: policy.root,
-      net: sandboxNetHosts(policy),
-      run: await run,
-    };
-    const current = this.#sandbox;
-    if (current && !current.dead && current.key === permissionsKey(permissions)) return current;
-    current?.close();
-    this.#sandbox = await Sandbox.start(permissions);
-    return this.#sandbox;
+    return await run;
   }
 
   /** The http cache, opened at the first call that may use it (so fs calls create no state). */

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { ToolDescriptor } from "./tool_descriptor.ts";
 import { ToolRegistry } from "./tool_registry.ts";
 import { ToolSession } from "./tool_session.ts";
+import { baselineRegistry } from "./baseline_tools.ts";
+import type { Sandbox } from "./sandbox.ts";
 import type { ToolTraceEvent } from "./types.ts";
 
 const OPEN_ARGS = { type: "object", properties: {}, additionalProperties: true };
@@ -121,3 +123,112 @@ Deno.test("ToolSession.open() refuses a missing root, a file and /", async () =>
     await assert.rejects(ToolSession.open({ root, bubblewrap: "off" }), /sandbox root/i);
   }
 });
+
+/** A `bwrap` that notes each run in `marker` and fails (so the session runs without it). */
+async function countingBwrap(folder: string, marker: string): Promise<void> {
+  const script = join(folder, "bwrap");
+  await Deno.writeTextFile(script, `#!/bin/sh\necho probed >> '${marker}'\nexit 1\n`);
+  await Deno.chmod(script, 0o755);
+}
+
+const SPAWN_ECHO = {
+  argv: ["/bin/echo", "hi"],
+  cwd: "/",
+  env: {},
+  timeoutMs: 5_000,
+  maxOutputBytes: 100,
+};
+
+Deno.test("ToolSession: a tool that starts no program gets no run permission and no bubblewrap probe", async () => {
+  await using dir = await tempRoot();
+  await using bin = await tempRoot();
+  const marker = join(bin.root, "probes.log");
+  await countingBwrap(bin.root, marker);
+  const registry = await baselineRegistry();
+  const sandboxes: Sandbox[] = [];
+  await registry.register({
+    ...tool("test.quiet", async (_args, context) => {
+      sandboxes.push(context.sandbox);
+      await context.sandbox.request("spawn", { ...SPAWN_ECHO, cwd: dir.root }, {
+        timeoutMs: 5_000,
+      });
+      return "spawned";
+    }),
+    startsPrograms: false,
+  });
+  using session = await ToolSession.open({
+    root: dir.root,
+    registry,
+    bubblewrapSearchPath: bin.root,
+  });
+  await Deno.writeTextFile(join(dir.root, "a.txt"), "a");
+  const read = await session.call({ id: "1", tool: "fs.read_text", args: { path: "a.txt" } });
+  assert.equal(read.ok, true, JSON.stringify(read));
+  const quiet = await session.call({ id: "2", tool: "test.quiet", args: {} });
+  assert.equal(quiet.error?.code, "not_allowed", JSON.stringify(quiet));
+  assert.equal(sandboxes[0].runsPrograms, false);
+  assert.equal(await exists(marker), false, "bubblewrap was probed for calls that start nothing");
+
+  const echo = await session.call({ id: "3", tool: "shell.exec", args: { cmd: "echo hi" } });
+  assert.equal(echo.ok, true, JSON.stringify(echo));
+  assert.equal((echo.output as { isolation: string }).isolation, "argv");
+  assert.equal((await Deno.readTextFile(marker)).trim(), "probed", "probed exactly once");
+  assert.equal(sandboxes[0].dead, true, "the narrow sandbox ends once the wider one serves");
+
+  // From here on the wider sandbox serves every call; the probe is not run again.
+  await session.call({ id: "4", tool: "test.quiet", args: {} });
+  assert.equal(sandboxes[1].runsPrograms, true);
+  await session.call({ id: "5", tool: "shell.exec", args: { cmd: "echo hi" } });
+  assert.equal((await Deno.readTextFile(marker)).trim(), "probed");
+});
+
+Deno.test("ToolSession: steps made together share one sandbox start; a replaced one ends after its calls", async () => {
+  await using dir = await tempRoot();
+  const registry = new ToolRegistry();
+  const seen: Sandbox[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  const until = async (count: number) => {
+    while (seen.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  await registry.register({
+    ...tool("test.hold", async (_args, context) => {
+      seen.push(context.sandbox);
+      await held;
+      const listing = { root: dir.root, path: dir.root, maxEntries: 10, scanCap: 10 };
+      return await context.sandbox.request("list_dir", listing, { timeoutMs: 5_000 });
+    }),
+    startsPrograms: false,
+  });
+  const opened: { session?: ToolSession } = {};
+  await registry.register({
+    ...tool("test.steps", async (_args, context) => {
+      // Two steps at once, after the permissions changed: one new sandbox for both.
+      opened.session!.grant("net:a.example");
+      const pair = [context.callTool!("test.hold", {}), context.callTool!("test.hold", {})];
+      await until(2);
+      // Another change while both still run in it: a third sandbox for the next step.
+      opened.session!.grant("net:b.example");
+      const third = context.callTool!("test.hold", {});
+      await until(3);
+      release();
+      return await Promise.all([...pair, third]);
+    }),
+    startsPrograms: false,
+  });
+  using session = await ToolSession.open({ root: dir.root, registry, bubblewrap: "off" });
+  opened.session = session;
+  const result = await session.call({ id: "1", tool: "test.steps", args: {} });
+  assert.equal(result.ok, true, JSON.stringify(result));
+  for (const step of result.output as { ok: boolean }[]) {
+    assert.equal(step.ok, true, `a step failed: ${JSON.stringify(step)}`);
+  }
+  assert.equal(seen[0], seen[1], "two steps at once started two sandboxes");
+  assert.notEqual(seen[2], seen[0]);
+  assert.equal(seen[0].dead, true, "the replaced sandbox ended after its calls");
+  assert.equal(seen[2].dead, false);
+});
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
