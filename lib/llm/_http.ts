@@ -1,12 +1,18 @@
 /**
- * One HTTP attempt under the Labs spec's limits: a connect timer (until response
- * headers), a read timer (longest gap between body chunks), a total timer, and a byte
+ * One HTTP attempt under the Labs spec's limits: a connect limit (until response
+ * headers), a read limit (longest gap between body chunks), a total limit, and a byte
  * cap checked against Content-Length first and then counted while reading.
  *
- * The read timer is one watchdog per body rather than a timer set and cleared per read:
- * a token stream is thousands of reads a second, and setting and clearing a timer costs
- * about 3 µs each time (scripts/bench_llm.ts). The watchdog notes when the read in flight began and, when it fires, either
- * expires (that read has waited `readMs`) or sleeps again for what is left.
+ * The three limits share one watchdog timer per attempt rather than a timer each, and the
+ * read limit is never a timer set and cleared per read: a token stream is thousands of
+ * reads a second, setting and clearing a timer costs about 3 µs each time
+ * (scripts/bench_llm.ts), and a chat gateway has hundreds of replies in flight. Each limit
+ * is a deadline: the connect deadline until the headers arrive, the total deadline, and
+ * the read deadline (when the read in flight began, plus `readMs`) only while a read is
+ * in flight. The watchdog sleeps until the earliest of them; when it wakes it expires the
+ * attempt if one has passed, or else sleeps again for what is left. A read only notes
+ * when it began; it re-arms the watchdog only when the watchdog would wake after that
+ * read's deadline, as when it was set while no read was in flight.
  */
 import {
   type ByteReader,
@@ -36,16 +42,19 @@ export class HttpAttempt {
   readonly #redact: (text: string) => string;
   #timedOut?: TimeoutKind;
   readonly #timers: Timers;
-  #connectTimer?: unknown;
-  #readTimer?: unknown;
+  readonly #now: () => number;
+  /** The one pending watchdog timer, if any, and when (by `#now`) it wakes. */
+  #watchdog?: unknown;
+  #wakeAt = Infinity;
+  /** The connect deadline; undefined once the wait for headers is over. */
+  #connectBy?: number;
+  #totalBy = Infinity;
   /** When the read in flight began; undefined while the consumer holds the body. */
   #readSince?: number;
-  readonly #now: () => number;
-  #totalTimer?: unknown;
   #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
   #reader?: ByteReader;
   /**
-   * Rejects when the attempt is aborted (a timer or the caller). Raced against fetch, so
+   * Rejects when the attempt is aborted (a limit or the caller). Raced against fetch, so
    * the limits hold even for a fetch that ignores its signal; a body read is ended by
    * cancelling the reader instead (see `#stop`).
    */
@@ -67,6 +76,7 @@ export class HttpAttempt {
     const signal = this.#controller.signal;
     this.#aborted = new Promise<never>((_resolve, reject) => {
       signal.addEventListener("abort", () => {
+        this.#disarm();
         this.#stop();
         reject(signal.reason);
       }, { once: true });
@@ -80,14 +90,57 @@ export class HttpAttempt {
     this.#controller.abort(new DOMException(`${kind} timeout`, "TimeoutError"));
   }
 
-  /** Arms the read watchdog to look again in `ms`. */
-  #watchRead(ms: number) {
-    this.#readTimer = this.#timers.set(() => {
-      const since = this.#readSince;
-      const waited = since === undefined ? 0 : this.#now() - since;
-      if (waited >= this.#timeouts.readMs) this.#expire("read");
-      else this.#watchRead(Math.max(1, this.#timeouts.readMs - waited));
-    }, ms);
+  /** The earliest deadline still live (Infinity if none). */
+  #nextDeadline(): number {
+    const read = this.#readSince === undefined ? Infinity : this.#readSince + this.#timeouts.readMs;
+    return Math.min(this.#connectBy ?? Infinity, read, this.#totalBy);
+  }
+
+  /**
+   * The limit that has run out by `now`, if any: the one whose deadline passed first, as
+   * separate timers would have fired. The total limit wins a tie, as its timer did when it
+   * was set before the others.
+   */
+  #overdue(now: number): TimeoutKind | undefined {
+    const first = this.#nextDeadline();
+    if (first > now) return undefined;
+    if (first === this.#totalBy) return "total";
+    return first === this.#connectBy ? "connect" : "read";
+  }
+
+  /** Sets the watchdog for the earliest live deadline, replacing any pending one. */
+  #arm(now: number) {
+    this.#disarm();
+    const deadline = this.#nextDeadline();
+    // An aborted attempt is over: nothing is left to watch.
+    if (deadline === Infinity || this.#controller.signal.aborted) return;
+    // At least 1 ms, so a deadline due now cannot spin the watchdog.
+    this.#wakeAt = Math.max(deadline, now + 1);
+    this.#watchdog = this.#timers.set(this.#onWatchdog, this.#wakeAt - now);
+  }
+
+  /** Clears the pending watchdog, if any. */
+  #disarm() {
+    this.#timers.clear(this.#watchdog);
+    this.#watchdog = undefined;
+    this.#wakeAt = Infinity;
+  }
+
+  /** One callback for every wake, so re-arming allocates no closure. */
+  #onWatchdog = () => {
+    this.#watchdog = undefined;
+    this.#wakeAt = Infinity;
+    const now = this.#now();
+    const kind = this.#overdue(now);
+    if (kind) this.#expire(kind);
+    else this.#arm(now);
+  };
+
+  /** Notes that a body read begins; re-arms only if the watchdog would wake too late. */
+  #readBegins() {
+    const now = this.#now();
+    this.#readSince = now;
+    if (now + this.#timeouts.readMs < this.#wakeAt) this.#arm(now);
   }
 
   /** Ends a pending body read, even of a body that ignores the abort signal. */
@@ -116,11 +169,10 @@ export class HttpAttempt {
   /** Sends the request; resolves when the response headers have arrived. */
   async send(fetcher: typeof fetch, url: string, init: RequestInit): Promise<Response> {
     if (this.#callerSignal?.aborted) throw new CallerAbort(this.#callerSignal.reason);
-    this.#totalTimer = this.#timers.set(() => this.#expire("total"), this.#timeouts.totalMs);
-    this.#connectTimer = this.#timers.set(
-      () => this.#expire("connect"),
-      this.#timeouts.connectMs,
-    );
+    const now = this.#now();
+    this.#totalBy = now + this.#timeouts.totalMs;
+    this.#connectBy = now + this.#timeouts.connectMs;
+    this.#arm(now);
     try {
       if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
       return await Promise.race([
@@ -130,7 +182,10 @@ export class HttpAttempt {
     } catch (error) {
       throw this.#failure(error);
     } finally {
-      this.#timers.clear(this.#connectTimer);
+      // The watchdog is left set for the connect deadline: on waking it finds that deadline
+      // gone and sleeps until the next. Re-arming here would set a timer for every attempt,
+      // even one that is over before the connect deadline.
+      this.#connectBy = undefined;
     }
   }
 
@@ -158,10 +213,9 @@ export class HttpAttempt {
     const reader = byteReader(response.body);
     this.#reader = reader;
     let total = 0;
-    this.#watchRead(this.#timeouts.readMs);
     try {
       while (true) {
-        this.#readSince = this.#now();
+        this.#readBegins();
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
           step = await reader.read();
@@ -188,7 +242,6 @@ export class HttpAttempt {
         yield step.value;
       }
     } finally {
-      this.#timers.clear(this.#readTimer);
       this.#reader = undefined;
       await reader.cancel().catch(() => {});
     }
@@ -208,11 +261,9 @@ export class HttpAttempt {
     return text + decoder.decode();
   }
 
-  /** Clears every timer and releases the caller's signal; cancels an unread body. */
+  /** Clears the watchdog and releases the caller's signal; cancels an unread body. */
   dispose(): void {
-    this.#timers.clear(this.#connectTimer);
-    this.#timers.clear(this.#readTimer);
-    this.#timers.clear(this.#totalTimer);
+    this.#disarm();
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
     this.#reader?.cancel().catch(() => {});
     if (!this.#controller.signal.aborted) this.#controller.abort(DISPOSED);

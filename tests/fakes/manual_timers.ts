@@ -25,11 +25,16 @@ export class ManualTimers implements Timers {
     return [...this.pending.values()].map((timer) => timer.ms);
   }
 
-  /** Fires (and removes) every waiting timer set for `ms`; returns how many fired. */
+  /**
+   * Fires (and removes) every timer waiting for `ms` when called; returns how many fired.
+   * A timer that a callback sets is left for a later call, even for the same `ms`: a
+   * watchdog that re-arms itself would otherwise fire forever within one call.
+   */
   fire(ms: number): number {
     let fired = 0;
-    for (const [handle, timer] of this.pending) {
-      if (timer.ms !== ms) continue;
+    for (const [handle, timer] of [...this.pending]) {
+      // A callback fired before may have cleared this timer.
+      if (timer.ms !== ms || !this.pending.has(handle)) continue;
       this.pending.delete(handle);
       timer.callback();
       fired++;
