@@ -84,7 +84,7 @@ Deno.test("events.sqlite and http_cache.sqlite are 0600 with their side files, i
     await Deno.chmod(state, 0o755);
     const events = openSqliteEventStore(state);
     await events.append([await makeEvent({ event_id: "e1" })]);
-    const cache = openHttpCache(state);
+    const cache = await openHttpCache(state);
     cache.put({
       url: "https://a.test/",
       final_url: "https://a.test/",

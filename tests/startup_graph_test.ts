@@ -84,9 +84,9 @@ function external(modules: Set<string>): string[] {
 }
 
 const graph = await moduleGraph(
-  ["validate", "diff", "mcp_serve", "generate", "_generate_run", "chat", "preview"].map((name) =>
-    `lib/cli/${name}.ts`
-  ),
+  ["validate", "diff", "mcp_serve", "generate", "_generate_run", "chat", "preview", "tools"].map((
+    name,
+  ) => `lib/cli/${name}.ts`),
 );
 
 Deno.test("--version, validate and mcp-serve can never load chat, synthesize, preview, Postgres, playwright-core or Jinja", () => {
@@ -119,6 +119,18 @@ Deno.test("generate's own process loads no node: built-in and no npm package for
   // generate.ts starts the validator child, then loads its body by a computed specifier.
   const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
   assert.deepEqual(external(reachable(graph, roots, false)), []);
+});
+
+Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {
+  // The worker is a new isolate: a node: import there pays Node's layer again, per sandbox.
+  // http.get's cache (node:sqlite), the name lookup (node:dns) and writes (node:fs) load
+  // when a call needs them, by literal import() (not followed here).
+  const roots = ["main.ts", "lib/cli/tools.ts", "lib/schema/_precompiled_schemas.js"];
+  assert.deepEqual(external(reachable(graph, roots, false)), []);
+  const worker = await moduleGraphOf("lib/tools/_sandbox_worker.ts");
+  assert.deepEqual(worker.modules.map((module) => module.specifier), [
+    new URL("lib/tools/_sandbox_worker.ts", root).href,
+  ]);
 });
 
 Deno.test("the graph Deno resolves before validate, diff, mcp-serve or generate runs holds no npm package", () => {

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolvePath } from "../core/mod.ts";
 import type { CliIo } from "./io.ts";
 
 /** The state folder of `tools` and `synthesize` when none is named: `.syn/` here. */
@@ -10,10 +10,10 @@ export const DEFAULT_STATE_DIR = ".syn";
  */
 export function chosenStateDirectory(io: CliIo, flag: string | undefined): string | undefined {
   const chosen = flag?.trim() || io.config.stateDir;
-  return chosen ? resolve(io.cwd, chosen) : undefined;
+  return chosen ? resolvePath(io.cwd, chosen) : undefined;
 }
 
 /** The state folder of `tools` and `synthesize`: the one named, else `.syn/` here. */
 export function stateDirectory(io: CliIo, flag: string | undefined): string {
-  return chosenStateDirectory(io, flag) ?? resolve(io.cwd, DEFAULT_STATE_DIR);
+  return chosenStateDirectory(io, flag) ?? resolvePath(io.cwd, DEFAULT_STATE_DIR);
 }

@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { SynError, UsageError } from "../core/mod.ts";
+import { resolvePath, SynError, UsageError } from "../core/mod.ts";
 import { stateDirectory } from "./_state_dir.ts";
 import { isCapability, ToolSession, type ToolSessionOptions } from "../tools/mod.ts";
 import { numberFlag } from "./args.ts";
@@ -18,7 +17,7 @@ export function toolSessionOptions(values: SandboxFlagValues, io: CliIo): ToolSe
   }
   const timeoutS = numberFlag("timeout-s", values["timeout-s"], { min: 0.001, max: 3600 });
   return {
-    root: resolve(io.cwd, values.root),
+    root: resolvePath(io.cwd, values.root),
     granted: grants,
     allowHosts: values.allowHosts ?? [],
     shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(","))

@@ -1,9 +1,10 @@
-import { dirname, resolve } from "node:path";
 import {
   appendJsonl,
+  dirnameOf,
   errorMessage,
   neutralizeTerminalText,
   parseJson,
+  resolvePath,
   SynError,
   UsageError,
 } from "../core/mod.ts";
@@ -192,8 +193,8 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
 
 /** `--trace FILE`: its folder must exist (a trace that silently went nowhere helps no one). */
 async function traceTarget(io: CliIo, given: string): Promise<string> {
-  const file = resolve(io.cwd, given);
-  const folder = dirname(file);
+  const file = resolvePath(io.cwd, given);
+  const folder = dirnameOf(file);
   const info = await Deno.stat(folder).catch(() => undefined);
   if (!info?.isDirectory) {
     throw new UsageError(`--trace: no such folder: ${neutralizeTerminalText(folder)}`);

@@ -48,6 +48,60 @@ export function dirnameOf(path: string): string {
   return rooted && end === 1 ? "//" : path.slice(0, end);
 }
 
+/** `path.normalize(path)`: `.` and `..` resolved lexically, `/` runs collapsed; "" is ".". */
+export function normalizePath(path: string): string {
+  if (WINDOWS) return nodePath().normalize(path);
+  if (path === "") return ".";
+  const rooted = path.startsWith("/");
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part !== "..") parts.push(part);
+    else if (parts.length > 0 && parts.at(-1) !== "..") parts.pop();
+    else if (!rooted) parts.push("..");
+  }
+  let joined = parts.join("/");
+  if (rooted) joined = `/${joined}`;
+  else if (joined === "") joined = ".";
+  const trailing = path.endsWith("/") && joined !== "/";
+  return trailing ? `${joined}/` : joined;
+}
+
+/** `path.join(...parts)`: the non-empty parts joined by `/`, normalized; nothing is ".". */
+export function joinPath(...parts: string[]): string {
+  if (WINDOWS) return nodePath().join(...parts);
+  const joined = parts.filter((part) => part !== "").join("/");
+  return joined === "" ? "." : normalizePath(joined);
+}
+
+/** `path.isAbsolute(path)`. */
+export function isAbsolutePath(path: string): boolean {
+  return WINDOWS ? nodePath().isAbsolute(path) : path.startsWith("/");
+}
+
+/** `path.relative(from, to)`: the way from one to the other, both resolved first; same is "". */
+export function relativePath(from: string, to: string): string {
+  if (WINDOWS) return nodePath().relative(from, to);
+  const cwd = Deno.cwd();
+  const source = resolvePath(cwd, from).split("/").filter(Boolean);
+  const target = resolvePath(cwd, to).split("/").filter(Boolean);
+  let common = 0;
+  while (
+    common < source.length && common < target.length && source[common] === target[common]
+  ) common++;
+  const up = source.slice(common).map(() => "..");
+  return [...up, ...target.slice(common)].join("/");
+}
+
+/** `path.basename(path)`: the last part, trailing `/` ignored. */
+export function basenameOf(path: string): string {
+  if (WINDOWS) return nodePath().basename(path);
+  let end = path.length;
+  while (end > 1 && path[end - 1] === "/") end--;
+  const start = path.lastIndexOf("/", end - 1) + 1;
+  return path.slice(start, end);
+}
+
 /** `url.fileURLToPath(url)`: the path of a `file:` URL, percent-escapes decoded. */
 export function fileUrlToPath(url: URL): string {
   if (WINDOWS || url.protocol !== "file:" || url.hostname !== "") {

@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { dirnameOf, fileUrlToPath, pathToFileUrl, resolvePath } from "./file_path.ts";
+import {
+  basenameOf,
+  dirnameOf,
+  fileUrlToPath,
+  isAbsolutePath,
+  joinPath,
+  normalizePath,
+  pathToFileUrl,
+  relativePath,
+  resolvePath,
+} from "./file_path.ts";
 
 const PATHS = [
   "",
@@ -55,4 +65,44 @@ Deno.test("fileUrlToPath() refuses what node:url refuses", () => {
     assert.throws(() => fileURLToPath(new URL(text)));
     assert.throws(() => fileUrlToPath(new URL(text)));
   }
+});
+
+/** Paths made of the parts that matter to these functions, every combination up to a length. */
+function* pathsOf(length: number): Generator<string> {
+  const parts = ["/", "a", "b", ".", "..", "...", ".a"];
+  if (length === 0) {
+    yield "";
+    return;
+  }
+  for (const shorter of pathsOf(length - 1)) {
+    for (const part of parts) yield shorter + (shorter && part !== "/" ? "/" : "") + part;
+    yield shorter + "/";
+  }
+}
+
+const GENERATED = [...new Set([...PATHS, ...pathsOf(4)])];
+
+Deno.test("normalizePath(), isAbsolutePath() and basenameOf() answer as node:path", () => {
+  assert.ok(GENERATED.length > 2000, `${GENERATED.length} paths`);
+  for (const path of GENERATED) {
+    assert.equal(normalizePath(path), normalize(path), `normalize ${JSON.stringify(path)}`);
+    assert.equal(isAbsolutePath(path), isAbsolute(path), `isAbsolute ${JSON.stringify(path)}`);
+    assert.equal(basenameOf(path), basename(path), `basename ${JSON.stringify(path)}`);
+  }
+});
+
+Deno.test("joinPath() and relativePath() answer as node:path", () => {
+  const some = GENERATED.filter((_, index) => index % 7 === 0);
+  for (const first of some) {
+    for (const second of [...PATHS, "/a/b", "a/../..", "/", "", "b/c/"]) {
+      assert.equal(joinPath(first, second), join(first, second), `join ${first} ${second}`);
+      assert.equal(
+        relativePath(first, second),
+        relative(first, second),
+        `relative ${first} ${second}`,
+      );
+    }
+  }
+  assert.equal(joinPath(), join());
+  assert.equal(joinPath("a", "", "b", "/c/"), join("a", "", "b", "/c/"));
 });

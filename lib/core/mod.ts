@@ -27,7 +27,17 @@ export { sha256 } from "./sha256.ts";
 export { compareCodePoints, compareIssues } from "./compare_code_points.ts";
 export { copyOwn, isRecord, type JsonRecord, setOwn } from "./json_object.ts";
 export { formatBytes } from "./format_bytes.ts";
-export { dirnameOf, fileUrlToPath, pathToFileUrl, resolvePath } from "./file_path.ts";
+export {
+  basenameOf,
+  dirnameOf,
+  fileUrlToPath,
+  isAbsolutePath,
+  joinPath,
+  normalizePath,
+  pathToFileUrl,
+  relativePath,
+  resolvePath,
+} from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type ByteReader, byteReader, type ByteSource } from "./byte_reader.ts";

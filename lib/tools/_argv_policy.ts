@@ -1,4 +1,4 @@
-import { basename, join } from "node:path";
+import { basenameOf, joinPath } from "../core/mod.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import { longOption, OPTION_TABLES, type OptionTable, shortOption } from "./_option_tables.ts";
@@ -164,15 +164,15 @@ export async function resolveProgram(argv0: string, allow: readonly string[]): P
     );
   }
   for (const folder of SHELL_PATH.split(":")) {
-    const path = join(folder, argv0);
+    const path = joinPath(folder, argv0);
     try {
       const info = await Deno.stat(path);
       if (!info.isFile || ((info.mode ?? 0) & 0o111) === 0) continue;
       const real = await Deno.realPath(path);
-      if (REFUSED_PROGRAMS.has(basename(real))) {
+      if (REFUSED_PROGRAMS.has(basenameOf(real))) {
         throw new ToolFailure(
           "not_allowed",
-          `${argv0} is ${basename(real)}, which is never allowed`,
+          `${argv0} is ${basenameOf(real)}, which is never allowed`,
         );
       }
       return path;

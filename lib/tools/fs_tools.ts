@@ -1,5 +1,4 @@
-import { relative } from "node:path";
-import { utf8ByteLength } from "../core/mod.ts";
+import { relativePath, utf8ByteLength } from "../core/mod.ts";
 import type { ToolContext, ToolDescriptor, ToolEffects } from "./tool_descriptor.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { ToolFailure } from "./tool_failure.ts";
@@ -16,7 +15,7 @@ const LIST_SCAN_CAP = 100_000;
 
 /** The path as the user sees it: relative to the root, `.` for the root itself. */
 function shown(root: string, real: string): string {
-  return relative(root, real) || ".";
+  return relativePath(root, real) || ".";
 }
 
 function timeout(): number {
@@ -118,7 +117,7 @@ export const FS_WRITE_TEXT: ToolDescriptor = {
     const path = await resolveInRoot(root, args.path as string, { allowMissing: true });
     if (path === root) throw new ToolFailure("io_error", "Path is the sandbox root folder");
     const value = await context.sandbox.writeText(
-      relative(root, path),
+      relativePath(root, path),
       text,
       args.overwrite === true,
     );

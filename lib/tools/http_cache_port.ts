@@ -12,7 +12,7 @@ export interface CachedResponse {
   stored_at: number;
 }
 
-/** The http cache as tools see it; `lib/tools/http_cache.ts` keeps it in SQLite. */
+/** The http cache as tools see it; `sqlite_http_cache.ts` keeps it in SQLite. */
 export interface HttpCache {
   /** A fresh entry for exactly this URL, or `undefined`. */
   get(url: string, now: number): CachedResponse | undefined;

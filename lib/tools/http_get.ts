@@ -52,7 +52,7 @@ export const HTTP_GET: ToolDescriptor = {
     const start = checkUrl(args.url as string);
     netDecision(context.policy, hostOf(start));
     const key = start.href;
-    const cache = args.use_cache ? context.httpCache : undefined;
+    const cache = args.use_cache ? await context.httpCache?.() : undefined;
     const cached = cache?.get(key, context.now());
     if (cached) {
       // The answer may have come through redirects: its final host needs the grant too.

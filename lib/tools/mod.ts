@@ -101,4 +101,4 @@ export type { CachedResponse, HttpCache } from "./http_cache_port.ts";
 export { DEFAULT_SHELL_ALLOW, REFUSED_PROGRAMS } from "./shell_exec.ts";
 export { classifyAddress } from "./_url_policy.ts";
 export { detectBubblewrap } from "./bubblewrap.ts";
-export { openHttpCache } from "./sqlite_http_cache.ts";
+export { openHttpCache } from "./open_http_cache.ts";

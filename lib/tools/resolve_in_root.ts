@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
+import { dirnameOf, isAbsolutePath, joinPath, normalizePath, relativePath } from "../core/mod.ts";
 import { ToolFailure } from "./tool_failure.ts";
 
 /** How a path may be used. `create`: it may not exist yet (its nearest existing folder is checked). */
@@ -8,8 +8,8 @@ export interface ResolveOptions {
 
 /** True when `path` (absolute, normalized) is `root` or lies below it. */
 export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  const rel = relativePath(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolutePath(rel));
 }
 
 /**
@@ -32,7 +32,7 @@ export async function resolveInRoot(
   }
   if (existing.path === lexical) return existing.real;
   if (!options.allowMissing) throw new ToolFailure("not_found", `No such file or folder: ${input}`);
-  return join(existing.real, relative(existing.path, lexical));
+  return joinPath(existing.real, relativePath(existing.path, lexical));
 }
 
 /** The lexical absolute path; refuses what leaves the root before touching the disk. */
@@ -41,8 +41,8 @@ function lexicalPath(root: string, input: string): string {
     throw new ToolFailure("invalid_args", "Path must be a non-empty string");
   }
   if (input.includes("\0")) throw new ToolFailure("invalid_args", "Path contains a NUL byte");
-  const path = normalize(isAbsolute(input) ? input : join(root, input));
-  const trimmed = path.length > 1 && path.endsWith(sep) ? path.slice(0, -1) : path;
+  const path = normalizePath(isAbsolutePath(input) ? input : joinPath(root, input));
+  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
   if (!isInside(root, trimmed)) {
     throw new ToolFailure("path_escape", `Path leaves the sandbox root: ${input}`);
   }
@@ -66,7 +66,7 @@ async function nearestExisting(path: string): Promise<{ path: string; real: stri
     }
     const link = await danglingLinkTarget(current);
     if (link !== undefined) return { path: current, real: link };
-    const parent = dirname(current);
+    const parent = dirnameOf(current);
     if (parent === current) return { path: current, real: current };
     current = parent;
   }
@@ -77,7 +77,7 @@ async function danglingLinkTarget(path: string): Promise<string | undefined> {
     const info = await Deno.lstat(path);
     if (!info.isSymlink) return undefined;
     const target = await Deno.readLink(path);
-    return normalize(isAbsolute(target) ? target : join(dirname(path), target));
+    return normalizePath(isAbsolutePath(target) ? target : joinPath(dirnameOf(path), target));
   } catch {
     return undefined;
   }

@@ -1,6 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
-import { ensurePrivateDirSync, preparePrivateSqliteFile } from "../core/mod.ts";
+import { ensurePrivateDirSync, joinPath, preparePrivateSqliteFile } from "../core/mod.ts";
 import type { HttpCache } from "./http_cache_port.ts";
 
 /** How long an answer stays fresh by default: 15 minutes. */
@@ -13,9 +12,9 @@ export const DEFAULT_HTTP_CACHE_TTL_MS = 15 * 60 * 1000;
  * fixed text with bound parameters; nothing from outside becomes SQL. The folder is 0700,
  * the file and its side files 0600.
  */
-export function openHttpCache(stateDir: string, options: { ttlMs?: number } = {}): HttpCache {
+export function openSqliteHttpCache(stateDir: string, options: { ttlMs?: number } = {}): HttpCache {
   ensurePrivateDirSync(stateDir);
-  const path = join(stateDir, "http_cache.sqlite");
+  const path = joinPath(stateDir, "http_cache.sqlite");
   preparePrivateSqliteFile(path);
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;");

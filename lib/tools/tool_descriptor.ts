@@ -22,8 +22,8 @@ export interface ToolContext {
   sandbox: Sandbox;
   /** The call's deadline in ms (from `timeout_s` or the session default). */
   timeoutMs: number;
-  /** The http cache, when the session has a state directory. */
-  httpCache?: HttpCache;
+  /** Opens (once) the http cache, when the session has a state directory and keeps one. */
+  httpCache?(): Promise<HttpCache | undefined>;
   /** Resolves a host name to its addresses (injectable for tests). */
   resolveHost(hostname: string): Promise<string[]>;
   /** The current time in ms since the epoch (injectable). */

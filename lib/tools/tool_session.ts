@@ -8,8 +8,8 @@ import {
   NO_CAPABILITIES,
   revokeCapability,
 } from "./capabilities.ts";
-import { openHttpCache } from "./sqlite_http_cache.ts";
 import type { HttpCache } from "./http_cache_port.ts";
+import { openHttpCache } from "./open_http_cache.ts";
 import { permissionsKey, Sandbox, type SandboxPermissions } from "./sandbox.ts";
 import { DEFAULT_SHELL_ALLOW, shellRunPermissions } from "./shell_exec.ts";
 import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
@@ -75,7 +75,7 @@ export class ToolSession {
   /** Known once the probe settled; `false` before (only `shell.exec` reads it, after it). */
   #bubblewrapKnown = false;
   #sandbox?: Sandbox;
-  #httpCache?: HttpCache;
+  #httpCache?: Promise<HttpCache | undefined>;
   #queue: Promise<unknown> = Promise.resolve();
   /** Resolved executables per allowlist: resolving them costs ~26 file lookups. */
   #resolvedPrograms = new Map<string, Promise<string[]>>();
@@ -228,9 +228,7 @@ export class ToolSession {
       policy: this.policy(),
       sandbox,
       timeoutMs,
-      get httpCache() {
-        return openCache();
-      },
+      httpCache: openCache,
       resolveHost: this.#options.resolveHost ?? systemResolveHost,
       now: this.#options.now ?? Date.now,
       callTool: (tool, args) => this.#run({ id: crypto.randomUUID(), tool, args }),
@@ -285,10 +283,14 @@ export class ToolSession {
   }
 
   /** The http cache, opened at the first call that may use it (so fs calls create no state). */
-  #openCache(): HttpCache | undefined {
+  #openCache(): Promise<HttpCache | undefined> {
     const { stateDir, cache } = this.#options;
-    if (!stateDir || cache === false) return undefined;
-    this.#httpCache ??= openHttpCache(stateDir);
+    if (!stateDir || cache === false || this.#closed) return Promise.resolve(undefined);
+    // A cache that failed to open is tried again at the next call, as before.
+    this.#httpCache ??= openHttpCache(stateDir).catch((error) => {
+      this.#httpCache = undefined;
+      throw error;
+    });
     return this.#httpCache;
   }
 
@@ -319,7 +321,7 @@ export class ToolSession {
     this.#closed = true;
     this.#sandbox?.close();
     this.#sandbox = undefined;
-    this.#httpCache?.close();
+    this.#httpCache?.then((cache) => cache?.close(), () => {});
     this.#httpCache = undefined;
   }
 
