@@ -84,15 +84,14 @@ function checkKind(info: Deno.FileInfo, folder: boolean): void {
 /**
  * Opens for reading what `stat` says is a file (or a folder): never a FIFO or a device,
  * whose open could block or take a terminal. The kind is checked again on the open file.
+ * Synchronous, as `node:fs` was here: each asynchronous call is a trip through the
+ * runtime's blocking pool, and these take microseconds.
  */
-async function openForReading(
-  path: string,
-  folder: boolean,
-): Promise<{ file: Deno.FsFile; info: Deno.FileInfo }> {
-  checkKind(await Deno.stat(path), folder);
-  const file = await Deno.open(path, { read: true });
+function openForReading(path: string, folder: boolean): { file: Deno.FsFile; info: Deno.FileInfo } {
+  checkKind(Deno.statSync(path), folder);
+  const file = Deno.openSync(path, { read: true });
   try {
-    const info = await file.stat();
+    const info = file.statSync();
     checkKind(info, folder);
     return { file, info };
   } catch (error) {
@@ -124,10 +123,11 @@ async function readCapped(
 }
 
 async function readText(params: { root: string; path: string; maxBytes: number }) {
-  const { file, info } = await openForReading(params.path, false);
+  const { file, info } = openForReading(params.path, false);
   try {
     await openedInside(params.root, info);
-    const { bytes, more } = await readCapped(file, params.maxBytes);
+    const reader = { read: (buffer: Uint8Array) => Promise.resolve(file.readSync(buffer)) };
+    const { bytes, more } = await readCapped(reader, params.maxBytes);
     const kept = cutUtf8(bytes, params.maxBytes);
     const truncated = more || kept.length < bytes.length;
     return { text: new TextDecoder().decode(kept), bytes: info.size, truncated };
@@ -139,7 +139,7 @@ async function readText(params: { root: string; path: string; maxBytes: number }
 async function listDir(
   params: { root: string; path: string; maxEntries: number; scanCap: number },
 ) {
-  const { file, info } = await openForReading(params.path, true);
+  const { file, info } = openForReading(params.path, true);
   let names: { name: string; type: string; size?: number }[];
   try {
     names = (await openedInside(params.root, info, params.scanCap + 1)).entries ?? [];
