@@ -121,6 +121,18 @@ Deno.test("generate's own process loads no node: built-in and no npm package for
   assert.deepEqual(external(reachable(graph, roots, false)), []);
 });
 
+Deno.test("generate starts its validator child before it loads the schema or patch layer", () => {
+  // The child's start is the critical path of a one-shot generate: what generate.ts loads
+  // before it spawns the child delays everything. The validator client needs neither layer;
+  // the service loads them at its first call that does.
+  const modules = reachable(graph, ["main.ts", "lib/cli/generate.ts"], true);
+  const layers = [...modules].filter((specifier) => /\/lib\/(schema|patch)\//.test(specifier));
+  assert.deepEqual(layers, []);
+  // …and the check sees those layers where a path does load them.
+  const body = reachable(graph, ["lib/cli/_generate_run.ts"], false);
+  assert.ok([...body].some((specifier) => specifier.includes("/lib/schema/")));
+});
+
 Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {
   // The worker is a new isolate: a node: import there pays Node's layer again, per sandbox.
   // http.get's cache (node:sqlite), the name lookup (node:dns) and writes (node:fs) load

@@ -10,15 +10,25 @@ import {
   secretsFromUrl,
   SynError,
 } from "../core/mod.ts";
-import { diff } from "../patch/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
-import {
-  compileJsonSchema,
-  type JsonSchemaValidator,
-  type SchemaStore,
-  type ValidationIssue,
-} from "../schema/mod.ts";
+import type { JsonSchemaValidator, SchemaStore, ValidationIssue } from "../schema/mod.ts";
 import { TOOL_DEFINITIONS, type ToolDefinition } from "./tool_definitions.ts";
+
+/**
+ * The schema layer (the tools' argument validators) and the patch layer (`diff_assets`),
+ * loaded at a service's first call that needs them, so that a validator client — `generate`
+ * starting its validator child — imports this package without either. By computed
+ * specifiers, as in `_late_modules.ts`: for a literal `import()` `deno run` would read both
+ * graphs before every start. `deno compile` embeds both through the commands that import
+ * them directly.
+ */
+function importSchema(): Promise<typeof import("../schema/mod.ts")> {
+  return import(new URL("../schema/mod.ts", import.meta.url).href);
+}
+
+function importPatch(): Promise<typeof import("../patch/mod.ts")> {
+  return import(new URL("../patch/mod.ts", import.meta.url).href);
+}
 
 /** A tool's answer: always an object with a boolean `ok` (MCP spec §4). */
 export type ToolResult = Record<string, unknown> & { ok: boolean };
@@ -94,7 +104,7 @@ export class ValidatorService {
         this.#log("mcp:warn method=validate reason=deprecated_alias use=validate_asset");
         return Promise.resolve(this.validateAsset(params));
       },
-      diff_assets: (params) => Promise.resolve(this.diffAssets(params)),
+      diff_assets: (params) => this.diffAssets(params),
       populate_backend: (params) => this.populateBackend(params),
     };
   }
@@ -184,7 +194,8 @@ export class ValidatorService {
    * `diff_assets(base, new)`: RFC 6902 `add`/`remove`/`replace`, deterministic. A patch
    * over `MAX_PATCH_PATH_CHARS` is refused with the payload-too-large result.
    */
-  diffAssets(params: Record<string, unknown>): ToolResult {
+  async diffAssets(params: Record<string, unknown>): Promise<ToolResult> {
+    const { diff } = await importPatch();
     try {
       return {
         ok: true,
@@ -401,7 +412,9 @@ const parameterValidators = new Map<string, Promise<JsonSchemaValidator>>();
 function parameterValidator(definition: ToolDefinition): Promise<JsonSchemaValidator> {
   let validator = parameterValidators.get(definition.name);
   if (!validator) {
-    validator = compileJsonSchema(parameterSchemaOf(definition));
+    validator = importSchema().then(({ compileJsonSchema }) =>
+      compileJsonSchema(parameterSchemaOf(definition))
+    );
     parameterValidators.set(definition.name, validator);
   }
   return validator;
