@@ -35,3 +35,21 @@ export const systemTimers: Timers = {
   set: (callback, ms) => setTimeout(callback, ms),
   clear: (handle) => clearTimeout(handle as number | undefined),
 };
+
+/** The longest delay a timer takes (2^31 − 1 ms, as for `setTimeout`); longer ones are cut to it. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `callback` once after `ms` (cut to 0 … 2^31 − 1, NaN as 0), unless the returned
+ * function cancels it first. For timeouts on a command's start path: Deno 2.9's first
+ * `setTimeout` — even naming `clearTimeout` — loads its Node timers, 6–9 ms on our machines,
+ * where an `AbortSignal.timeout` costs well under one. The runtime keeps the process
+ * alive for the timer only while it can still fire: a cancelled one holds nothing.
+ */
+export function startTimer(ms: number, callback: () => void): () => void {
+  const delay = Number.isNaN(ms) ? 0 : Math.min(Math.max(Math.trunc(ms), 0), MAX_DELAY_MS);
+  const signal = AbortSignal.timeout(delay);
+  const fire = () => callback();
+  signal.addEventListener("abort", fire, { once: true });
+  return () => signal.removeEventListener("abort", fire);
+}

@@ -54,7 +54,7 @@ export {
   type SynConfig,
 } from "./config.ts";
 export { ShellWordsError, splitShellWords } from "./shell_words.ts";
-export { type Clock, systemClock, systemTimers, type Timers } from "./clock.ts";
+export { type Clock, startTimer, systemClock, systemTimers, type Timers } from "./clock.ts";
 export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
 export {

@@ -4,6 +4,7 @@ import {
   SECRET_VARIABLE_NAMES,
   ShellWordsError,
   splitShellWords,
+  startTimer,
   type SynConfig,
   SynError,
 } from "../core/mod.ts";
@@ -386,13 +387,13 @@ async function forwardLines(
 }
 
 function withTimeout(promise: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn> {
-  let timer: ReturnType<typeof setTimeout>;
+  let cancel = () => {};
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = startTimer(ms, () => {
       // A connection that completes after we gave up is closed, not leaked.
       promise.then((conn) => conn.close(), () => {});
       reject(new Error(`timed out after ${ms} ms`));
-    }, ms);
+    });
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => cancel());
 }

@@ -1,6 +1,6 @@
 import { dispatchLine, type RpcHandler } from "./dispatch_line.ts";
 import { readNdjsonLines } from "./ndjson.ts";
-import { type ByteSource, writeAll } from "../core/mod.ts";
+import { type ByteSource, startTimer, writeAll } from "../core/mod.ts";
 
 /** One bidirectional byte channel carrying NDJSON frames (a socket, stdio, a memory pipe). */
 export interface RpcConnection {
@@ -259,30 +259,29 @@ export class ListenerServer {
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      cancel();
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const cancel = startTimer(ms, done);
     signal.addEventListener("abort", done, { once: true });
   });
 }
 
 /** True when `promise` settles within `ms`; false when the time runs out first. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  // A promise that has already settled (a stdio server after end of input) needs no timer:
-  // Deno 2.9's first `setTimeout` loads its Node timers, half a bare start.
+  // A promise that has already settled (a stdio server after end of input) needs no timer.
   let settled = false;
   const mark = () => (settled = true);
   promise.then(mark, mark);
   await null;
   if (settled) return true;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  let cancel = () => {};
+  const expired = new Promise<false>((resolve) => (cancel = startTimer(ms, () => resolve(false))));
   try {
     return await Promise.race([promise.then(() => true, () => true), expired]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }
 

@@ -1,4 +1,4 @@
-import { errorMessage, utf8ByteLength } from "../core/mod.ts";
+import { errorMessage, startTimer, utf8ByteLength } from "../core/mod.ts";
 import type { RpcConnection } from "./connection.ts";
 import { isJsonRpcId, type JsonRpcErrorObject, type JsonRpcId, RPC_ERROR } from "./messages.ts";
 import { MAX_LINE_BYTES, peekRequestId, readNdjsonLines } from "./ndjson.ts";
@@ -15,7 +15,8 @@ export type RpcOutcome =
 
 interface Pending {
   resolve(outcome: RpcOutcome): void;
-  timer?: ReturnType<typeof setTimeout>;
+  /** Cancels the call's timeout. */
+  cancelTimer?: () => void;
 }
 
 /**
@@ -90,14 +91,14 @@ export class RpcClient {
     return new Promise<RpcOutcome>((resolve) => {
       const pending: Pending = { resolve };
       if (Number.isFinite(timeoutMs)) {
-        pending.timer = setTimeout(() => {
+        pending.cancelTimer = startTimer(timeoutMs, () => {
           this.#pending.delete(id);
           resolve({
             kind: "failure",
             reason: "timeout",
             detail: `no reply within ${timeoutMs} ms`,
           });
-        }, timeoutMs);
+        });
       }
       this.#pending.set(id, pending);
       this.#connection.write(text).catch((error) => {
@@ -140,7 +141,7 @@ export class RpcClient {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    if (pending.timer !== undefined) clearTimeout(pending.timer);
+    pending.cancelTimer?.();
     pending.resolve(outcome);
   }
 

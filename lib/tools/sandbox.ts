@@ -1,6 +1,6 @@
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolErrorCode } from "./types.ts";
-import { compareCodePoints } from "../core/mod.ts";
+import { compareCodePoints, startTimer } from "../core/mod.ts";
 import type { WriteOutcome } from "./_write_inside.ts";
 
 /** What a sandbox may touch; everything not named here is denied. */
@@ -95,17 +95,17 @@ export class Sandbox {
   #ready(): Promise<void> {
     return new Promise((resolve, reject) => {
       const fail = (message: string) => {
-        clearTimeout(timer);
+        cancel();
         this.close();
         reject(new ToolFailure("sandbox_unavailable", message));
       };
-      const timer = setTimeout(() => fail("The sandbox did not start in time"), READY_TIMEOUT_MS);
+      const cancel = startTimer(READY_TIMEOUT_MS, () => fail("The sandbox did not start in time"));
       this.#worker.onerror = (event) => {
         event.preventDefault();
         fail(`The sandbox failed to start: ${event.message}`);
       };
       this.#worker.onmessage = (event) => {
-        clearTimeout(timer);
+        cancel();
         const data = event.data as { ready?: boolean; enforced?: boolean };
         if (!data.ready || !data.enforced) {
           return fail("The sandbox's permissions are not enforced here; refusing to run tools");
@@ -132,17 +132,17 @@ export class Sandbox {
     }
     const seq = ++this.#seq;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const cancel = startTimer(options.timeoutMs, () => {
         this.#die("timeout", `The call took longer than ${Math.round(options.timeoutMs)} ms`);
-      }, options.timeoutMs);
+      });
       this.#pending.set(seq, {
         onSpawn: options.onSpawn,
         resolve: (value) => {
-          clearTimeout(timer);
+          cancel();
           resolve(value);
         },
         reject: (error) => {
-          clearTimeout(timer);
+          cancel();
           reject(error);
         },
       });

@@ -1,4 +1,12 @@
-import { copyOwn, errorMessage, isRecord, redactText, redactValue, SynError } from "../core/mod.ts";
+import {
+  copyOwn,
+  errorMessage,
+  isRecord,
+  redactText,
+  redactValue,
+  startTimer,
+  SynError,
+} from "../core/mod.ts";
 import { detectBubblewrap } from "./bubblewrap.ts";
 import { sandboxNetHosts, systemResolveHost } from "./_url_policy.ts";
 import { baselineRegistry } from "./baseline_tools.ts";
@@ -382,17 +390,17 @@ export function toolOutcome(result: ToolResult): ToolOutcome {
 
 /** Resolves with `promise`, or fails with `timeout` (after `onExpire`) once `ms` pass. */
 async function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () => void): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = startTimer(ms, () => {
       onExpire();
       reject(new ToolFailure("timeout", `The call took longer than ${Math.round(ms)} ms`));
-    }, ms);
+    });
   });
   try {
     return await Promise.race([promise, deadline]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }
 
