@@ -4,12 +4,14 @@
  * checks they are in sync with their sources.
  */
 import { fileURLToPath } from "node:url";
+import { readSchemaFiles } from "../lib/schema/mod.ts";
+// The generators are build-time code, not part of the schema layer's surface: every start
+// that loads lib/schema would load them too.
 import {
   embeddedFormatsSource,
   embeddedValidatorsSource,
   precompiledSchemasSource,
-  readSchemaFiles,
-} from "../lib/schema/mod.ts";
+} from "../lib/schema/embedded_validators_source.ts";
 import { toolParameterSchemas } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
 

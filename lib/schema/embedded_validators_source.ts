@@ -2,11 +2,12 @@ import { canonicalJson, compareCodePoints, SynError } from "../core/mod.ts";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { AJV_OPTIONS, ajvPackages, commonJsDefault, createAjv, schemaFingerprint } from "./_ajv.ts";
 import type { SchemaFileText } from "./load_schema_store.ts";
+import { eagerFunctions } from "./_eager_functions.ts";
 
 // ajv's standalone code `require`s two helpers; the generated module is ESM, so they
 // become an import of the embedded ajv-formats module and a local function (ajv's
-// ucs2length, same algorithm).
-const UCS2_LENGTH = `function ucs2length(text) {
+// ucs2length, same algorithm). Parenthesized, as the validators are (see _eager_functions.ts).
+const UCS2_LENGTH = `const ucs2length = (function ucs2length(text) {
   let length = 0;
   let index = 0;
   while (index < text.length) {
@@ -17,7 +18,7 @@ const UCS2_LENGTH = `function ucs2length(text) {
     }
   }
   return length;
-}`;
+});`;
 
 const HEADER = [
   "// deno-fmt-ignore-file",
@@ -35,7 +36,7 @@ async function standaloneBody(ajv: Ajv2020, exports: Record<string, string>): Pr
   if (code.includes("require(")) {
     throw new SynError("schema_invalid", "Standalone code needs a runtime helper not handled here");
   }
-  code = code.replace(/^"use strict";/, "");
+  code = eagerFunctions(code.replace(/^"use strict";/, ""));
   return [
     'import { fullFormats } from "./_embedded_formats.js";',
     UCS2_LENGTH,

@@ -28,11 +28,6 @@ export {
   type SchemaFileText,
 } from "./load_schema_store.ts";
 export { SCHEMA_ALIASES } from "./_names.ts";
-export {
-  embeddedFormatsSource,
-  embeddedValidatorsSource,
-  precompiledSchemasSource,
-} from "./embedded_validators_source.ts";
 export { compileJsonSchema, type JsonSchemaValidator } from "./compile_json_schema.ts";
 export {
   conformJson,
