@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SynError } from "../core/mod.ts";
-import { EMBEDDED_SCHEMA_FILES, type SchemaSet, schemaSetOf } from "../schema/mod.ts";
+import { embeddedSchemaFiles, type SchemaSet, schemaSetOf } from "../schema/mod.ts";
 import type { JsonObject } from "./asset.ts";
 import { canonicalBaseline } from "./canonical_baseline.ts";
 import { normalizeAsset } from "./normalize_asset.ts";
@@ -10,7 +10,7 @@ type Json = Record<string, any>;
 
 /** The embedded schema set with one change made to a copy of it. */
 function changedSet(change: (files: Record<string, Json>) => void): SchemaSet {
-  const files = structuredClone(EMBEDDED_SCHEMA_FILES) as Record<string, Json>;
+  const files = structuredClone(embeddedSchemaFiles()) as Record<string, Json>;
   change(files);
   return schemaSetOf(files);
 }

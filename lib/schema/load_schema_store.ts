@@ -55,7 +55,7 @@ export interface SchemaFileText {
 }
 
 // fileUrlToPath, not `.pathname`: a checkout under "My Projects" is "My%20Projects" in a URL.
-const EMBEDDED_SCHEMAS = fileUrlToPath(new URL("../../schemas/", import.meta.url));
+export const EMBEDDED_SCHEMAS = fileUrlToPath(new URL("../../schemas/", import.meta.url));
 const EMBEDDED_EXAMPLES = fileUrlToPath(new URL("../../schemas/examples/", import.meta.url));
 
 interface LoadedSchema extends SchemaEntry {

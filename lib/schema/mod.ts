@@ -36,7 +36,7 @@ export {
   numericString,
 } from "./conform_json.ts";
 export {
-  EMBEDDED_SCHEMA_FILES,
+  embeddedSchemaFiles,
   embeddedSchemaSet,
   type ResolvedSchema,
   type SchemaSet,

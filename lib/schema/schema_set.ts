@@ -1,13 +1,5 @@
-import controlBundle from "../../schemas/control-bundle.schema.json" with { type: "json" };
-import control from "../../schemas/control.schema.json" with { type: "json" };
-import haptic from "../../schemas/haptic.schema.json" with { type: "json" };
-import modulation from "../../schemas/modulation.schema.json" with { type: "json" };
-import ruleBundle from "../../schemas/rule-bundle.schema.json" with { type: "json" };
-import rule from "../../schemas/rule.schema.json" with { type: "json" };
-import shader from "../../schemas/shader.schema.json" with { type: "json" };
-import synestheticAsset from "../../schemas/synesthetic-asset.schema.json" with { type: "json" };
-import tone from "../../schemas/tone.schema.json" with { type: "json" };
-import { isRecord, SynError } from "../core/mod.ts";
+import { isRecord, parseJson, SynError } from "../core/mod.ts";
+import { EMBEDDED_SCHEMAS, readSchemaFiles } from "./load_schema_store.ts";
 import { type ResolvedSchema, SchemaIndex } from "./_schema_index.ts";
 
 /**
@@ -23,18 +15,23 @@ export interface SchemaSet {
 
 export type { ResolvedSchema };
 
-/** The embedded 0.7.3 set by file name: the same files the schema store embeds. */
-export const EMBEDDED_SCHEMA_FILES: Readonly<Record<string, unknown>> = Object.freeze({
-  "control-bundle.schema.json": controlBundle,
-  "control.schema.json": control,
-  "haptic.schema.json": haptic,
-  "modulation.schema.json": modulation,
-  "rule-bundle.schema.json": ruleBundle,
-  "rule.schema.json": rule,
-  "shader.schema.json": shader,
-  "synesthetic-asset.schema.json": synestheticAsset,
-  "tone.schema.json": tone,
-});
+let embeddedFiles: Readonly<Record<string, unknown>> | undefined;
+
+/**
+ * The embedded 0.7.3 set by file name, read once per process: the files the schema store
+ * embeds (`schemas/*.json`). Read when first asked for, not imported as JSON modules: a
+ * start that loads this layer and never walks a schema (validate, the validator child,
+ * tools) would pay for nine more modules.
+ */
+export function embeddedSchemaFiles(): Readonly<Record<string, unknown>> {
+  embeddedFiles ??= Object.freeze(Object.fromEntries(
+    readSchemaFiles(EMBEDDED_SCHEMAS).map((file) => [
+      file.name,
+      parseJson(file.text, `schemas/${file.name}`),
+    ]),
+  ));
+  return embeddedFiles;
+}
 
 /**
  * A schema set over the given schemas, keyed by their names. Each must carry an `$id`:
@@ -59,6 +56,6 @@ let embedded: SchemaSet | undefined;
 
 /** The embedded schema set (`schemas/*.schema.json`), indexed once per process. */
 export function embeddedSchemaSet(): SchemaSet {
-  embedded ??= schemaSetOf(EMBEDDED_SCHEMA_FILES);
+  embedded ??= schemaSetOf(embeddedSchemaFiles());
   return embedded;
 }
