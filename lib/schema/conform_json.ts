@@ -28,6 +28,8 @@ interface Walk {
   required: boolean;
   maxDepth: number;
   issues: ValidationIssue[];
+  /** Where the walk is: one stack, pushed and popped around each member (no copy per node). */
+  path: Path;
 }
 
 const NUMERIC = /^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
@@ -62,35 +64,41 @@ export function conformJson(
     required: options.required ?? false,
     maxDepth: options.maxDepth ?? 48,
     issues: [],
+    path: [],
   };
   const root = set.resolve(reference);
-  if (!root) return { value: plain(walk, value, []), issues: walk.issues };
-  return { value: conform(walk, value, root.schema, root.base, []), issues: walk.issues };
+  if (!root) return { value: plain(walk, value), issues: walk.issues };
+  return { value: conform(walk, value, root.schema, root.base), issues: walk.issues };
 }
 
-function report(walk: Walk, path: Path, msg: string): void {
-  walk.issues.push({ path: formatPointer(path), msg });
+function report(walk: Walk, msg: string): void {
+  walk.issues.push({ path: formatPointer(walk.path), msg });
 }
 
-function conform(walk: Walk, value: unknown, schema: unknown, base: string, path: Path): unknown {
-  if (path.length > walk.maxDepth) return tooDeep(walk, value, path);
-  if (!isRecord(schema)) return plain(walk, value, path);
+/** `step(value)` with `key` on the walk's path for the duration. */
+function under<T>(walk: Walk, key: string | number, step: () => T): T {
+  walk.path.push(key);
+  try {
+    return step();
+  } finally {
+    walk.path.pop();
+  }
+}
+
+function conform(walk: Walk, value: unknown, schema: unknown, base: string): unknown {
+  if (walk.path.length > walk.maxDepth) return tooDeep(walk, value);
+  if (!isRecord(schema)) return plain(walk, value);
   let current = value;
   if (typeof schema.$ref === "string") {
     const target = walk.set.resolve(schema.$ref, base);
-    current = target
-      ? conform(walk, current, target.schema, target.base, path)
-      : plain(walk, current, path);
+    current = target ? conform(walk, current, target.schema, target.base) : plain(walk, current);
   }
-  for (const keyword of ["anyOf", "oneOf"]) {
-    if (Array.isArray(schema[keyword])) {
-      current = conformBranch(walk, current, schema[keyword] as unknown[], base, path);
-    }
-  }
+  if (Array.isArray(schema.anyOf)) current = conformBranch(walk, current, schema.anyOf, base);
+  if (Array.isArray(schema.oneOf)) current = conformBranch(walk, current, schema.oneOf, base);
   if (Array.isArray(schema.allOf)) {
-    for (const part of schema.allOf) current = conform(walk, current, part, base, path);
+    for (const part of schema.allOf) current = conform(walk, current, part, base);
   }
-  return conformOwn(walk, current, schema, base, path);
+  return conformOwn(walk, current, schema, base);
 }
 
 /** The keywords of one schema object itself: kind, then content. */
@@ -99,7 +107,6 @@ function conformOwn(
   value: unknown,
   schema: Record<string, unknown>,
   base: string,
-  path: Path,
 ): unknown {
   const types = typesOf(schema);
   let current = value;
@@ -108,30 +115,29 @@ function conformOwn(
     const coercible = number !== undefined && !types.includes("string") &&
       (types.includes("number") || (types.includes("integer") && Number.isInteger(number)));
     if (!coercible) {
-      report(walk, path, `expected ${describeTypes(types)}, got ${jsonType(current)}`);
+      report(walk, `expected ${describeTypes(types)}, got ${jsonType(current)}`);
       return current;
     }
     current = number;
   }
-  if (!allowedValue(walk, current, schema, path)) return current;
-  if (isRecord(current)) return conformObject(walk, current, schema, base, path);
-  if (Array.isArray(current)) return conformArray(walk, current, schema, base, path);
-  return plain(walk, current, path);
+  if (!allowedValue(walk, current, schema)) return current;
+  if (isRecord(current)) return conformObject(walk, current, schema, base);
+  if (Array.isArray(current)) return conformArray(walk, current, schema, base);
+  return plain(walk, current);
 }
 
 function allowedValue(
   walk: Walk,
   value: unknown,
   schema: Record<string, unknown>,
-  path: Path,
 ): boolean {
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => sameJson(option, value))) {
     const options = schema.enum.map((option) => String(option)).join(", ");
-    report(walk, path, `must be one of ${options}, got ${JSON.stringify(value)}`);
+    report(walk, `must be one of ${options}, got ${JSON.stringify(value)}`);
     return false;
   }
   if (Object.hasOwn(schema, "const") && !sameJson(schema.const, value)) {
-    report(walk, path, `must be ${JSON.stringify(schema.const)}, got ${JSON.stringify(value)}`);
+    report(walk, `must be ${JSON.stringify(schema.const)}, got ${JSON.stringify(value)}`);
     return false;
   }
   return true;
@@ -142,27 +148,27 @@ function conformObject(
   record: Record<string, unknown>,
   schema: Record<string, unknown>,
   base: string,
-  path: Path,
 ): Record<string, unknown> {
   if (walk.required && Array.isArray(schema.required)) {
     for (const key of schema.required) {
       if (!Object.hasOwn(record, key) || record[key] === undefined) {
-        report(walk, path, `missing required field '${key}'`);
+        report(walk, `missing required field '${key}'`);
       }
     }
   }
   const properties = isRecord(schema.properties) ? schema.properties : {};
   const additional = schema.additionalProperties;
   const out: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(record)) {
-    const at = [...path, key];
+  for (const key of Object.keys(record)) {
+    const entry = record[key];
     if (Object.hasOwn(properties, key)) {
-      setOwn(out, key, conform(walk, entry, properties[key], base, at));
+      setOwn(out, key, under(walk, key, () => conform(walk, entry, properties[key], base)));
     } else if (additional === false) {
-      report(walk, path, `unknown field '${key}'`);
-      setOwn(out, key, plain(walk, entry, at)); // kept: a later pass reports it again
+      report(walk, `unknown field '${key}'`);
+      // Kept: a later pass reports it again.
+      setOwn(out, key, under(walk, key, () => plain(walk, entry)));
     } else {
-      setOwn(out, key, conform(walk, entry, additional, base, at));
+      setOwn(out, key, under(walk, key, () => conform(walk, entry, additional, base)));
     }
   }
   return out;
@@ -173,9 +179,10 @@ function conformArray(
   items: unknown[],
   schema: Record<string, unknown>,
   base: string,
-  path: Path,
 ): unknown[] {
-  return items.map((item, index) => conform(walk, item, schema.items, base, [...path, index]));
+  return items.map((item, index) =>
+    under(walk, index, () => conform(walk, item, schema.items, base))
+  );
 }
 
 /**
@@ -187,13 +194,12 @@ function conformBranch(
   value: unknown,
   branches: unknown[],
   base: string,
-  path: Path,
 ): unknown {
   const ownType = branches.filter((branch) => branchTakes(walk, branch, base, value));
   let best: { value: unknown; issues: ValidationIssue[] } | undefined;
   for (const branch of ownType.length ? ownType : branches) {
     const local: Walk = { ...walk, issues: [] };
-    const result = conform(local, value, branch, base, path);
+    const result = conform(local, value, branch, base);
     if (local.issues.length === 0) return result;
     if (!best || local.issues.length < best.issues.length) {
       best = { value: result, issues: local.issues };
@@ -214,23 +220,25 @@ function branchTakes(walk: Walk, branch: unknown, base: string, value: unknown):
 }
 
 /** Free-form JSON: copied, bounded in depth; non-finite numbers refused. */
-function plain(walk: Walk, value: unknown, path: Path): unknown {
-  if (path.length > walk.maxDepth) return tooDeep(walk, value, path);
+function plain(walk: Walk, value: unknown): unknown {
+  if (walk.path.length > walk.maxDepth) return tooDeep(walk, value);
   if (typeof value === "number" && !Number.isFinite(value)) {
-    report(walk, path, "expected a finite number");
+    report(walk, "expected a finite number");
     return value;
   }
-  if (Array.isArray(value)) return value.map((item, index) => plain(walk, item, [...path, index]));
+  if (Array.isArray(value)) {
+    return value.map((item, index) => under(walk, index, () => plain(walk, item)));
+  }
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(value)) {
-    setOwn(out, key, plain(walk, entry, [...path, key]));
+  for (const key of Object.keys(value)) {
+    setOwn(out, key, under(walk, key, () => plain(walk, value[key])));
   }
   return out;
 }
 
-function tooDeep(walk: Walk, value: unknown, path: Path): unknown {
-  report(walk, path, `nested deeper than ${walk.maxDepth} levels`);
+function tooDeep(walk: Walk, value: unknown): unknown {
+  report(walk, `nested deeper than ${walk.maxDepth} levels`);
   return value;
 }
 
