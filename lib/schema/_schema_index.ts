@@ -39,16 +39,29 @@ function decodeFragment(fragment: string): string | undefined {
 
 export class SchemaIndex {
   readonly #resources = new Map<string, unknown>();
+  /** Schemas added whose nested `$id`s and `$anchor`s are not indexed yet, in order. */
+  readonly #unscanned: [schema: unknown, base: string][] = [];
 
-  /** Adds a top-level schema read from `retrievalUri`; returns its base URI. */
-  add(schema: unknown, retrievalUri: string): string {
+  /**
+   * Adds a top-level schema read from `retrievalUri`; returns its base URI. A schema
+   * nested too deeply to walk throws `RangeError` here, unless `deferScan`: then its nested
+   * resources are indexed at the first `resolve`, in the order the schemas were added (the
+   * same index), so that a validation that never resolves a reference — a valid document
+   * against the generated validators of schemas we ship — never walks the set.
+   */
+  add(schema: unknown, retrievalUri: string, options: { deferScan?: boolean } = {}): string {
     const own = isRecord(schema) && typeof schema.$id === "string"
       ? resolveUri(schema.$id, retrievalUri)
       : undefined;
     const base = own ?? retrievalUri;
     this.#resources.set(base, schema);
-    this.#scan(schema, base);
+    this.#unscanned.push([schema, base]);
+    if (!options.deferScan) this.#scanAdded();
     return base;
+  }
+
+  #scanAdded(): void {
+    for (const [schema, base] of this.#unscanned.splice(0)) this.#scan(schema, base);
   }
 
   #scan(schema: unknown, base: string): void {
@@ -97,6 +110,7 @@ export class SchemaIndex {
   }
 
   #resolve(reference: string, base: string): ResolvedSchema | undefined {
+    this.#scanAdded();
     let url: URL;
     try {
       url = new URL(reference, base);

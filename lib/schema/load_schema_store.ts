@@ -291,6 +291,7 @@ function indexSchemas(
   schemasDir: string,
   shown: string,
   index: SchemaIndex,
+  embedded: boolean,
 ): LoadedSchema[] {
   const schemas: LoadedSchema[] = [];
   for (const file of files) {
@@ -303,7 +304,8 @@ function indexSchemas(
     const fileUri = pathToFileUrl(joinPath(schemasDir, file.name)).href;
     let uri: string;
     try {
-      uri = index.add(schema, fileUri);
+      // The embedded set is ours and known to load: its walk waits for a first reference.
+      uri = index.add(schema, fileUri, { deferScan: embedded });
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       throw new SynError("schema_invalid", `Schema is nested too deeply to load: ${path}`, {
@@ -351,11 +353,14 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
 
   const files = readSchemaFiles(schemasDir);
   const index = new SchemaIndex();
-  const schemas = new SchemaNames(indexSchemas(files, schemasDir, schemasShown, index));
+  const embedded = options.schemasDir === undefined;
+  const schemas = new SchemaNames(
+    indexSchemas(files, schemasDir, schemasShown, index, embedded),
+  );
   const validators = new Validators(
     schemas.entries,
     // Generated ahead of time for the embedded schemas only, and only while they match.
-    () => options.schemasDir === undefined ? embeddedVerdicts(files) : undefined,
+    () => embedded ? embeddedVerdicts(files) : undefined,
   );
   if (!options.deferCompile) await validators.ready();
 
