@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { compileJsonSchema, loadSchemaStore } from "../lib/schema/mod.ts";
+import { compileJsonSchema, loadSchemaStore, readSchemaFiles } from "../lib/schema/mod.ts";
+import { createAjv, needsEvaluationTracking } from "../lib/schema/_ajv.ts";
+import {
+  CONFORMANCE_EXAMPLES,
+  CONFORMANCE_SCHEMAS,
+  sharedMissing,
+  sharedPath,
+} from "./fakes/shared.ts";
 import { generatedSchemaModules, startPathSchemas } from "../scripts/_generated_schema_modules.ts";
 import { applyMutation, MUTATIONS } from "./schema_mutations.ts";
 
@@ -44,4 +51,71 @@ Deno.test("embedded validators and run-time compiled ajv agree on every mutation
     const { example, schema } = embedded.getExample(entry.path)!;
     assert.ok(compiled.validate(example, schema).ok, entry.path);
   }
+});
+
+/** Every value in `document` (to `depth` levels) replaced in turn by each of a few of another type. */
+function* retyped(document: unknown, depth: number): Generator<unknown> {
+  if (depth === 0 || document === null || typeof document !== "object") return;
+  for (const key of Object.keys(document)) {
+    const child = (document as Record<string, unknown>)[key];
+    for (const value of [null, 1, 0.5, "x", true, [], {}, [{}]]) {
+      yield Array.isArray(document)
+        ? document.with(Number(key), value)
+        : { ...document as Record<string, unknown>, [key]: value };
+    }
+    for (const variant of retyped(child, depth - 1)) {
+      yield Array.isArray(document)
+        ? document.with(Number(key), variant)
+        : { ...document as Record<string, unknown>, [key]: variant };
+    }
+  }
+}
+
+/**
+ * ajv built both ways for one schema set: as Ajv2020 builds it (tracking evaluated
+ * properties and items) and as `createAjv` builds it for a set without the keywords that
+ * need that. The same verdict and the same ajv errors, on documents that fail in many
+ * places (`anyOf` included), show leaving the tracking out changes nothing but the work.
+ */
+async function assertTrackingChangesNothing(dir: string, examplesDir: string) {
+  const schemas = readSchemaFiles(dir).map((file) => JSON.parse(file.text));
+  assert.equal(needsEvaluationTracking(schemas), false, dir);
+  const lean = await createAjv(schemas);
+  const tracked = await createAjv(schemas);
+  assert.equal(lean.opts.unevaluated, false);
+  tracked.opts.unevaluated = true;
+  for (const schema of schemas) {
+    lean.addSchema(schema);
+    tracked.addSchema(schema);
+  }
+  const store = await loadSchemaStore({ schemasDir: dir, examplesDir });
+  let compared = 0;
+  for (const entry of store.listExamples()) {
+    const { example, schema } = store.getExample(entry.path)!;
+    const id = schemas.find((candidate) => candidate.$id?.includes(`/${schema}.schema.json`))?.$id;
+    if (id === undefined) continue;
+    const [a, b] = [lean.getSchema(id)!, tracked.getSchema(id)!];
+    const { $schema: _marker, ...document } = example as Record<string, unknown>;
+    for (const variant of [document, ...retyped(document, 4)]) {
+      assert.equal(a(variant), b(variant), `${entry.path}: ${JSON.stringify(variant)}`);
+      assert.deepEqual(a.errors, b.errors, `${entry.path}: ${JSON.stringify(variant)}`);
+      compared++;
+    }
+  }
+  assert.ok(compared > 1000, `compared ${compared} documents`);
+}
+
+Deno.test("ajv without evaluation tracking: the same verdicts and errors for our schema set", async () => {
+  await assertTrackingChangesNothing(schemasDir, `${schemasDir}/examples`);
+});
+
+Deno.test({
+  name: "ajv without evaluation tracking: the same verdicts and errors for the conformance set",
+  ignore: sharedMissing(CONFORMANCE_SCHEMAS) || sharedMissing(CONFORMANCE_EXAMPLES),
+  async fn() {
+    await assertTrackingChangesNothing(
+      sharedPath(CONFORMANCE_SCHEMAS),
+      sharedPath(CONFORMANCE_EXAMPLES),
+    );
+  },
 });

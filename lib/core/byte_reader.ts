@@ -1,14 +1,29 @@
 /** Bytes read at most per read by `byteReader`: one buffer per stream, reused. */
 export const BYTE_READER_BUFFER_BYTES = 16 * 1024;
 
-/** Reads a byte stream chunk by chunk; each chunk is the caller's to keep. */
+/** Reads a byte stream chunk by chunk. */
 export interface ByteReader {
-  /** The next chunk (a copy of just the bytes read), or done at the end of the stream. */
+  /**
+   * The next chunk, or done at the end of the stream. A chunk is the caller's to keep,
+   * unless the reader was made with `lend`: then it is valid until the next `read`.
+   */
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   /** Cancels the stream; a pending read resolves as done. */
   cancel(reason?: unknown): Promise<void>;
   /** Lets go of the stream without cancelling it. */
   releaseLock(): void;
+}
+
+/** Options of {@linkcode byteReader}. */
+export interface ByteReaderOptions {
+  /** The reused buffer's size (default `BYTE_READER_BUFFER_BYTES`). */
+  bufferBytes?: number;
+  /**
+   * Hand out views of the reused buffer instead of copies: each chunk is overwritten by
+   * the next read. For a caller that is done with a chunk before it reads again (a line
+   * splitter that copies what it keeps), this saves a copy and an allocation per read.
+   */
+  lend?: boolean;
 }
 
 /**
@@ -34,14 +49,15 @@ function isByteSource(value: ReadableStream<Uint8Array> | ByteSource): value is 
  * buffer from the runtime for every read however few bytes arrive: at thousands of small
  * reads a second (token streams, NDJSON requests) that is hundreds of MB/s of external
  * memory, which V8 answers with a full collection every ~100 ms. Each chunk returned is a
- * copy of the bytes read, so nothing handed out is overwritten by the next read. A stream
- * that is not a byte stream is read plainly.
+ * copy of the bytes read (or, with `lend`, a view valid until the next read), so nothing
+ * handed out is overwritten behind the caller's back. A stream that is not a byte stream
+ * is read plainly.
  */
 export function byteReader(
   stream: ReadableStream<Uint8Array> | ByteSource,
-  bufferBytes = BYTE_READER_BUFFER_BYTES,
+  { bufferBytes = BYTE_READER_BUFFER_BYTES, lend = false }: ByteReaderOptions = {},
 ): ByteReader {
-  if (isByteSource(stream)) return sourceReader(stream, bufferBytes);
+  if (isByteSource(stream)) return sourceReader(stream, bufferBytes, lend);
   let byob: ReadableStreamBYOBReader;
   try {
     byob = stream.getReader({ mode: "byob" });
@@ -60,34 +76,45 @@ export function byteReader(
       // The read transferred the buffer: what comes back is the same memory, reused.
       if (step.value) buffer = new Uint8Array(step.value.buffer);
       if (step.done) return { done: true, value: undefined };
-      return { done: false, value: step.value.slice() };
+      return { done: false, value: lend ? step.value : step.value.slice() };
     },
     cancel: (reason) => byob.cancel(reason),
     releaseLock: () => byob.releaseLock(),
   };
 }
 
+const DONE = Object.freeze({ done: true, value: undefined } as const);
+
 /**
  * A `ByteReader` over a `ByteSource`, one reused buffer. `cancel` ends it at once: a read
  * still pending resolves as done (what it brings later is dropped); closing the source is
- * its owner's business.
+ * its owner's business. Each read settles its own promise: racing every read against one
+ * long-lived "cancelled" promise would leave a reaction on it per read, for as long as
+ * the reader lives.
  */
-function sourceReader(source: ByteSource, bufferBytes: number): ByteReader {
+function sourceReader(source: ByteSource, bufferBytes: number, lend: boolean): ByteReader {
   const buffer = new Uint8Array(bufferBytes);
   let cancelled = false;
-  let wake = () => {};
-  const cancelling = new Promise<null>((resolve) => (wake = () => resolve(null)));
-  const done = { done: true, value: undefined } as const;
+  let endPending: (() => void) | undefined;
   return {
-    async read() {
-      if (cancelled) return done;
-      const count = await Promise.race([source.read(buffer), cancelling]);
-      if (count === null || cancelled) return done;
-      return { done: false, value: buffer.slice(0, count) };
+    read() {
+      if (cancelled) return Promise.resolve(DONE);
+      return new Promise((resolve, reject) => {
+        endPending = () => resolve(DONE);
+        source.read(buffer).then((count) => {
+          endPending = undefined;
+          if (count === null || cancelled) return resolve(DONE);
+          const value = lend ? buffer.subarray(0, count) : buffer.slice(0, count);
+          resolve({ done: false, value });
+        }, (error) => {
+          endPending = undefined;
+          reject(error);
+        });
+      });
     },
     cancel() {
       cancelled = true;
-      wake();
+      endPending?.();
       return Promise.resolve();
     },
     releaseLock() {},

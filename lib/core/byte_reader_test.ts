@@ -30,7 +30,7 @@ Deno.test("byteReader: a byte stream is read into the reader's one buffer, and e
       controller.byobRequest!.respond(written);
     },
   });
-  const chunks = await readAll(byteReader(stream, 1024));
+  const chunks = await readAll(byteReader(stream, { bufferBytes: 1024 }));
   // Kept chunks are intact after later reads wrote into the same buffer.
   assert.deepEqual(text(chunks), ["alpha", "beta", "gamma"]);
   assert.ok(offered.every((size) => size === 1024), `read sizes offered: ${offered}`);
@@ -46,7 +46,7 @@ Deno.test("byteReader: more bytes than the buffer at once come in buffer-sized p
       controller.close();
     },
   });
-  const chunks = await readAll(byteReader(stream, 16384));
+  const chunks = await readAll(byteReader(stream, { bufferBytes: 16384 }));
   assert.deepEqual(chunks.map((chunk) => chunk.byteLength), [16384, 16384, 7232]);
   const joined = new Uint8Array(40_000);
   let offset = 0;
@@ -120,7 +120,7 @@ Deno.test("byteReader: a ByteSource is read into one buffer without a stream, ea
       return Promise.resolve(new TextEncoder().encodeInto(word, buffer).written);
     },
   };
-  const chunks = await readAll(byteReader(source, 64));
+  const chunks = await readAll(byteReader(source, { bufferBytes: 64 }));
   assert.deepEqual(text(chunks), ["alpha", "beta"]);
   assert.equal(offered.length, 3);
   assert.ok(offered.every((buffer) => buffer === offered[0]), "one buffer, reused");
@@ -133,5 +133,40 @@ Deno.test("byteReader: cancelling a ByteSource's reader ends a read that is stil
   const pending = reader.read();
   await reader.cancel();
   assert.deepEqual(await pending, { done: true, value: undefined });
+  assert.deepEqual(await reader.read(), { done: true, value: undefined });
+});
+
+Deno.test("byteReader: with lend, each chunk is a view of the one buffer, valid until the next read", async () => {
+  const words = ["alpha", "beta"];
+  const source = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      const word = words.shift();
+      if (word === undefined) return Promise.resolve(null);
+      return Promise.resolve(new TextEncoder().encodeInto(word, buffer).written);
+    },
+  };
+  const reader = byteReader(source, { bufferBytes: 64, lend: true });
+  const first = await reader.read();
+  assert.equal(new TextDecoder().decode(first.value), "alpha");
+  const second = await reader.read();
+  assert.equal(new TextDecoder().decode(second.value), "beta");
+  assert.equal(first.value!.buffer, second.value!.buffer, "one buffer, lent twice");
+  assert.equal(second.value!.buffer.byteLength, 64);
+  assert.deepEqual(await reader.read(), { done: true, value: undefined });
+});
+
+Deno.test("byteReader: a ByteSource's failed read rejects the read, and reading goes on after", async () => {
+  let calls = 0;
+  const source = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      calls++;
+      if (calls === 1) return Promise.reject(new Error("EIO"));
+      buffer[0] = 0x61;
+      return Promise.resolve(calls === 2 ? 1 : null);
+    },
+  };
+  const reader = byteReader(source);
+  await assert.rejects(reader.read(), /EIO/);
+  assert.deepEqual(text([(await reader.read()).value!]), ["a"]);
   assert.deepEqual(await reader.read(), { done: true, value: undefined });
 });

@@ -40,7 +40,12 @@ export {
 } from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
 export { concatBytes, readStreamCapped } from "./read_capped.ts";
-export { type ByteReader, byteReader, type ByteSource } from "./byte_reader.ts";
+export {
+  type ByteReader,
+  byteReader,
+  type ByteReaderOptions,
+  type ByteSource,
+} from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
 export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 export {

@@ -86,6 +86,7 @@ export class ValidatorService {
   readonly #backend: BackendOptions | undefined;
   readonly #log: (line: string) => void;
   readonly #delayMs: number;
+  #storeReady = false;
   readonly #tools: Record<string, (params: Record<string, unknown>) => Promise<ToolResult>>;
 
   constructor(options: ValidatorServiceOptions) {
@@ -140,7 +141,10 @@ export class ValidatorService {
     const checked = await checkParameters(name, params as Record<string, unknown>);
     if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
     // A store loaded with deferCompile finishes compiling its validators here, once.
-    await this.#store.ready();
+    if (!this.#storeReady) {
+      await this.#store.ready();
+      this.#storeReady = true;
+    }
     return await this.#tools[name](checked);
   }
 
@@ -380,10 +384,11 @@ const ANSWERED_WHEN_MISSING: Readonly<Record<string, readonly string[]>> = Objec
   validate_asset: ["schema"],
 });
 
+const DEFINITIONS = new Map(TOOL_DEFINITIONS.map((definition) => [definition.name, definition]));
+
 /** The alias `validate` takes `validate_asset`'s arguments. */
 function definitionOf(name: string): ToolDefinition | undefined {
-  const canonical = name === "validate" ? "validate_asset" : name;
-  return TOOL_DEFINITIONS.find((definition) => definition.name === canonical);
+  return DEFINITIONS.get(name === "validate" ? "validate_asset" : name);
 }
 
 /** The arguments a call must carry: the definition's `required` the tool does not answer itself. */
@@ -406,18 +411,30 @@ export function toolParameterSchemas(): Record<string, unknown>[] {
   return TOOL_DEFINITIONS.map(parameterSchemaOf);
 }
 
-const parameterValidators = new Map<string, Promise<JsonSchemaValidator>>();
+/** What checking a tool's arguments takes, worked out once per process. */
+interface ParameterCheck {
+  required: readonly string[];
+  /** The `inputSchema`'s validator, compiled through `lib/schema`. */
+  validator: Promise<JsonSchemaValidator>;
+  /** The same once compiled: later calls use it without waiting a turn for the promise. */
+  compiled?: JsonSchemaValidator;
+}
 
-/** The validator of a tool's `inputSchema`, compiled once per process through `lib/schema`. */
-function parameterValidator(definition: ToolDefinition): Promise<JsonSchemaValidator> {
-  let validator = parameterValidators.get(definition.name);
-  if (!validator) {
-    validator = importSchema().then(({ compileJsonSchema }) =>
-      compileJsonSchema(parameterSchemaOf(definition))
-    );
-    parameterValidators.set(definition.name, validator);
+const parameterChecks = new Map<string, ParameterCheck>();
+
+function parameterCheckOf(definition: ToolDefinition): ParameterCheck {
+  let check = parameterChecks.get(definition.name);
+  if (!check) {
+    const made: ParameterCheck = {
+      required: requiredOf(definition),
+      validator: importSchema().then(({ compileJsonSchema }) =>
+        compileJsonSchema(parameterSchemaOf(definition))
+      ),
+    };
+    made.validator.then((validator) => (made.compiled = validator), () => {});
+    parameterChecks.set(definition.name, check = made);
   }
-  return validator;
+  return check;
 }
 
 /**
@@ -432,9 +449,9 @@ async function checkParameters(
 ): Promise<Record<string, unknown>> {
   const definition = definitionOf(name);
   if (!definition) return params;
-  const required = requiredOf(definition);
+  const { required, validator, compiled } = parameterCheckOf(definition);
   const checked = copyOwn(params, (key) => params[key] === null && !required.includes(key));
-  const verdict = (await parameterValidator(definition))(checked);
+  const verdict = (compiled ?? await validator)(checked);
   if (!verdict.ok) {
     throw new RpcError(RPC_ERROR.invalidParams, invalidParamsMessage(verdict.errors), {
       errors: verdict.errors,

@@ -69,6 +69,72 @@ Deno.test("readNdjsonLines() reports an oversized last line without a newline", 
   assert.deepEqual(lines.map((line) => line.kind), ["oversize"]);
 });
 
+/**
+ * A `ByteSource` (as stdin is read) that writes each chunk into the one buffer it is
+ * given: a line kept across reads must have been copied out of it.
+ */
+function sourceOf(
+  ...chunks: (string | Uint8Array)[]
+): { read(buffer: Uint8Array): Promise<number | null> } {
+  const encoder = new TextEncoder();
+  return {
+    read(buffer) {
+      const chunk = chunks.shift();
+      if (chunk === undefined) return Promise.resolve(null);
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+      buffer.fill(0x7a); // what a later read leaves behind
+      buffer.set(bytes);
+      return Promise.resolve(bytes.length);
+    },
+  };
+}
+
+Deno.test("readNdjsonLines() over a source that reuses its buffer: whole lines, split lines, several per read", async () => {
+  const bytes = new TextEncoder().encode('"é✓"\n');
+  const lines: NdjsonLine[] = [];
+  const source = sourceOf(
+    '{"a":1}\n',
+    '{"b":2}\r\n',
+    '{"c":',
+    '3}\n{"d":4}\n{"e"',
+    ":5}\n",
+    bytes.subarray(0, 2),
+    bytes.subarray(2),
+    "\n",
+    "x".repeat(16) + "\n",
+    "y".repeat(17) + "\n",
+    "tail",
+  );
+  for await (const line of readNdjsonLines(source, { maxLineBytes: 16 })) lines.push(line);
+  assert.deepEqual(lines, [
+    { kind: "line", text: '{"a":1}' },
+    { kind: "line", text: '{"b":2}' },
+    { kind: "line", text: '{"c":3}' },
+    { kind: "line", text: '{"d":4}' },
+    { kind: "line", text: '{"e":5}' },
+    { kind: "line", text: '"é✓"' },
+    { kind: "line", text: "" },
+    { kind: "line", text: "x".repeat(16) },
+    { kind: "oversize", bytes: 17, prefix: "y".repeat(17) },
+    { kind: "line", text: "tail" },
+  ]);
+});
+
+Deno.test("readNdjsonLines() counts a whole-line read's \\r against the cap, as a split line's", async () => {
+  const lines: NdjsonLine[] = [];
+  const source = sourceOf("x".repeat(15) + "\r\n", "y".repeat(16) + "\r\n", "\r\n");
+  for await (const line of readNdjsonLines(source, { maxLineBytes: 16 })) lines.push(line);
+  assert.deepEqual(lines, [
+    { kind: "line", text: "x".repeat(15) },
+    { kind: "oversize", bytes: 17, prefix: "y".repeat(16) + "\r" },
+    { kind: "line", text: "" },
+  ]);
+  assert.deepEqual(
+    await collect(streamOf("x".repeat(15) + "\r\n", "y".repeat(16) + "\r\n"), 16),
+    lines.slice(0, 2),
+  );
+});
+
 Deno.test("peekRequestId() reads only an id at the very start of the object", () => {
   assert.equal(peekRequestId('{"jsonrpc":"2.0","id":42,"method":"x"'), 42);
   assert.equal(peekRequestId('{ "id" : "abc", "jsonrpc":"2.0"'), "abc");

@@ -28,7 +28,7 @@ async function precompiledVerdict(
 }
 
 async function compiledVerdict(schema: Record<string, unknown>): Promise<VerdictFunction> {
-  const ajv = await createAjv();
+  const ajv = await createAjv([schema]);
   try {
     return ajv.compile(schema) as VerdictFunction;
   } catch (error) {

@@ -227,7 +227,7 @@ async function embeddedVerdicts(files: SchemaFileText[]): Promise<VerdictSource 
 }
 
 async function compiledVerdicts(schemas: LoadedSchema[]): Promise<VerdictSource> {
-  const ajv = await createAjv();
+  const ajv = await createAjv(schemas.map((entry) => entry.schema));
   for (const entry of schemas) {
     try {
       ajv.addSchema(entry.schema, entry.uri);
