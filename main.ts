@@ -3,8 +3,15 @@
  * then `.env`, read once) and runs the CLI.
  * Everything below `lib/` takes the world as parameters.
  */
-import { loadConfig, neutralizeTerminalText, SerialWriter, writeAll } from "./lib/core/mod.ts";
+import {
+  loadConfig,
+  neutralizeTerminalText,
+  SerialWriter,
+  type SynConfig,
+  writeAll,
+} from "./lib/core/mod.ts";
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
+import type * as NodeUtil from "node:util";
 
 /** How to start this program again: `deno run -A main.ts`, or the compiled binary alone. */
 export function selfCommand(): string[] {
@@ -25,19 +32,19 @@ export function selfCommand(): string[] {
 export const MAX_DOT_ENV_BYTES = 64 * 1024;
 
 /**
- * `.env` in the working folder, read once at start (`.env.sample` tells users to make
- * one); the real environment always wins. A missing, unreadable or oversized file is
- * simply not used.
+ * `.env` in the working folder, read once, when the configuration is first asked for
+ * (`.env.sample` tells users to make one); the real environment always wins. A missing,
+ * unreadable or oversized file is simply not used.
  */
-export async function readDotEnv(cwd: string): Promise<Map<string, string>> {
+export function readDotEnv(cwd: string): Map<string, string> {
   try {
     const path = `${cwd.replace(/[\\/]+$/, "")}/.env`;
     const info = Deno.statSync(path);
     if (!info.isFile || info.size > MAX_DOT_ENV_BYTES) return new Map();
     // node:util parseEnv: `NAME=value`, `export`, quotes, `#` comments; nothing expanded.
-    // Imported only when there is a file to parse: the first `node:` module a process
-    // loads starts Deno's Node compatibility layer, most of a bare start's cost again.
-    const { parseEnv } = await import("node:util");
+    // Loaded only when there is a file to parse: the first `node:` module a process loads
+    // starts Deno's Node compatibility layer, most of a bare start's cost again.
+    const { parseEnv }: typeof NodeUtil = globalThis.process.getBuiltinModule("node:util");
     const values = Object.entries(parseEnv(Deno.readTextFileSync(path)));
     return new Map(values.filter((entry): entry is [string, string] => entry[1] !== undefined));
   } catch {
@@ -67,9 +74,9 @@ function stderrWriter(): (text: string) => Promise<void> {
   };
 }
 
-export async function realIo(): Promise<CliIo> {
+export function realIo(): CliIo {
   const cwd = Deno.cwd();
-  const dotEnv = await readDotEnv(cwd);
+  let config: SynConfig | undefined;
   return {
     stdout: (text) => writeAll(Deno.stdout, text),
     stderr: stderrWriter(),
@@ -78,7 +85,14 @@ export async function realIo(): Promise<CliIo> {
       return Deno.stdin.readable;
     },
     readStdin: (buffer) => Deno.stdin.read(buffer),
-    config: loadConfig((name) => Deno.env.get(name) ?? dotEnv.get(name)),
+    // Read once, when a command first asks for it: `--version` and `--help` never do.
+    get config() {
+      if (config === undefined) {
+        const dotEnv = readDotEnv(cwd);
+        config = loadConfig((name) => Deno.env.get(name) ?? dotEnv.get(name));
+      }
+      return config;
+    },
     environment: () => Deno.env.toObject(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     cwd,
@@ -103,7 +117,7 @@ async function flushStderr(): Promise<void> {
 }
 
 if (import.meta.main) {
-  const code = await runCli(Deno.args, await realIo(), COMMANDS);
+  const code = await runCli(Deno.args, realIo(), COMMANDS);
   await flushStderr();
   Deno.exit(code);
 }

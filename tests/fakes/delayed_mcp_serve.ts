@@ -7,4 +7,4 @@ import { realIo } from "../../main.ts";
 import { runMcpServe } from "../../lib/cli/mcp_serve.ts";
 
 const [delay, ...args] = Deno.args;
-Deno.exit(await runMcpServe(args, await realIo(), { delayMs: Number(delay) }));
+Deno.exit(await runMcpServe(args, realIo(), { delayMs: Number(delay) }));
