@@ -14,7 +14,7 @@ export interface CliIo {
    * tests, where `stdin` is read.
    */
   readStdin?(buffer: Uint8Array): Promise<number | null>;
-  /** The configuration, read once at start (environment, then `.env`); flags win over it. */
+  /** The configuration, read once (environment, then `.env`) when first asked for; flags win. */
   config: SynConfig;
   /**
    * The whole process environment, for a child that should inherit it as a launcher

@@ -44,7 +44,9 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
  * function cancels it first. For timeouts on a command's start path: Deno 2.9's first
  * `setTimeout` — even naming `clearTimeout` — loads its Node timers, 6–9 ms on our machines,
  * where an `AbortSignal.timeout` costs well under one. The runtime keeps the process
- * alive for the timer only while it can still fire: a cancelled one holds nothing.
+ * alive for the timer only while it can still fire: a cancelled one holds nothing of the
+ * caller's, though the runtime keeps its empty signal until the delay has passed — right
+ * for a call's timeout, wasteful for a loop that arms thousands a second (use `Timers`).
  */
 export function startTimer(ms: number, callback: () => void): () => void {
   const delay = Number.isNaN(ms) ? 0 : Math.min(Math.max(Math.trunc(ms), 0), MAX_DELAY_MS);
