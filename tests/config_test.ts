@@ -180,7 +180,7 @@ Deno.test("every engine list is derived from the one provider list of lib/llm", 
   for (const url of libSources()) {
     if (list.test(Deno.readTextFileSync(url))) lists.push(url.pathname.slice(root.pathname.length));
   }
-  assert.deepEqual(lists, ["lib/llm/types.ts"]);
+  assert.deepEqual(lists, ["lib/core/config.ts"]);
 });
 
 Deno.test("one shell-word splitter: shell.exec and MCP_ADAPTER_CMD split alike", () => {

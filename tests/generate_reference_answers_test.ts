@@ -97,14 +97,14 @@ async function withWorld(
       anthropic: server.anthropicUrl,
     };
     let next = 0;
-    const run = (provider: MockProvider, prompt: string) => {
+    const run = async (provider: MockProvider, prompt: string) => {
       const env: Record<string, string> = {
         LABS_EXTERNAL_LIVE: "1",
         ...KEYS,
         [`${provider.toUpperCase()}_ENDPOINT`]: urls[provider],
       };
       const clock = new FakeClock(Date.UTC(2025, 9, 2));
-      const external = createExternalGenerator(
+      const external = await createExternalGenerator(
         provider,
         resolveModelConfig(provider, { config: loadConfig((name) => env[name]) }),
         { clock, random: () => 0 },
@@ -113,7 +113,7 @@ async function withWorld(
         config: loadConfig(() => undefined),
         cwd: work.path,
       });
-      return runGeneration(prompt, config, {
+      return await runGeneration(prompt, config, {
         validator,
         external,
         clock,

@@ -133,6 +133,15 @@ Deno.test("generate starts its validator child before it loads the schema or pat
   assert.ok([...body].some((specifier) => specifier.includes("/lib/schema/")));
 });
 
+Deno.test("a deterministic generate loads no model code: lib/llm loads when a provider engine is asked for", () => {
+  const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
+  const modules = [...reachable(graph, roots, true)];
+  assert.deepEqual(modules.filter((specifier) => specifier.includes("/lib/llm/")), []);
+  // …and the check sees lib/llm where a path does load it (chat imports it statically).
+  const chat = reachable(graph, ["lib/cli/chat.ts"], false);
+  assert.ok([...chat].some((specifier) => specifier.includes("/lib/llm/")));
+});
+
 Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {
   // The worker is a new isolate: a node: import there pays Node's layer again, per sandbox.
   // http.get's cache (node:sqlite), the name lookup (node:dns) and writes (node:fs) load

@@ -14,7 +14,6 @@ import {
   runBatch,
   runGeneration,
 } from "../generate/mod.ts";
-import { resolveModelConfig } from "../llm/mod.ts";
 import type { CountedValidator } from "../mcp/mod.ts";
 import { numberFlag } from "./args.ts";
 import type { GenerateArgs } from "./_generate_args.ts";
@@ -51,6 +50,21 @@ function configFrom(values: Values, io: CliIo): GenerateConfig {
     logDir: values["log-dir"],
     concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1, max: 64 }),
   }, { config: io.config, cwd: io.cwd });
+}
+
+/**
+ * The generator of a provider engine. The model layer is imported here, by a computed
+ * specifier, so the deterministic engine never loads it (see `createExternalGenerator`).
+ */
+async function externalGenerator(engine: ExternalEngineName, values: Values, io: CliIo) {
+  const { resolveModelConfig }: typeof import("../llm/mod.ts") = await import(
+    new URL("../llm/mod.ts", import.meta.url).href
+  );
+  const model = resolveModelConfig(engine, {
+    flags: { endpoint: values.endpoint, model: values.model },
+    config: io.config,
+  });
+  return await createExternalGenerator(engine, model);
 }
 
 /** What a run needs besides the prompts: dependencies, output and the secrets to mask. */
@@ -183,13 +197,9 @@ async function generateAll(
     throw new UsageError("--endpoint and --model apply to gemini, openai and anthropic only");
   }
   const secrets = io.config.secrets;
-  const external = config.engine === "deterministic" ? undefined : createExternalGenerator(
-    config.engine as ExternalEngineName,
-    resolveModelConfig(config.engine as ExternalEngineName, {
-      flags: { endpoint: values.endpoint, model: values.model },
-      config: io.config,
-    }),
-  );
+  const external = config.engine === "deterministic"
+    ? undefined
+    : await externalGenerator(config.engine as ExternalEngineName, values, io);
   const log = new LabsLog(config.logDir, secrets);
   await log.prepare();
   // A run killed while writing leaves a staged temporary; the next run clears it.

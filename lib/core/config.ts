@@ -261,6 +261,14 @@ export interface ProviderSettings {
   readonly model?: string;
 }
 
+/**
+ * The providers a user can name, in the order a chat's `--engine auto` tries their keys:
+ * the one list every command's engine list is derived from (`lib/llm` re-exports it as
+ * its own). Here, beside their settings, so that a command can name them without
+ * loading the model layer.
+ */
+export const PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
+
 /** The LLM layer's settings. */
 export interface LlmSettings {
   /** `LABS_EXTERNAL_LIVE=1`. */

@@ -54,6 +54,7 @@ export {
   type LlmSettings,
   loadConfig,
   type McpSettings,
+  PROVIDERS,
   type ProviderSettings,
   SECRET_VARIABLE_NAMES,
   type SynConfig,

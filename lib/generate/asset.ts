@@ -4,7 +4,8 @@
  * `meta_info` (specs/README.md rule 1).
  */
 
-import { PROVIDERS } from "../llm/mod.ts";
+// Core's list, not lib/llm's re-export of it: the deterministic engine loads no model code.
+import { PROVIDERS } from "../core/mod.ts";
 
 type LabsProvider = Exclude<typeof PROVIDERS[number], "openai-compatible">;
 

@@ -227,7 +227,7 @@ Deno.test({
     assert.deepEqual((asset.tone.synth.options as JsonObject).oscillator, {
       $ref: "https://example.invalid/osc.json",
     });
-    const generator = createExternalGenerator("gemini", {
+    const generator = await createExternalGenerator("gemini", {
       provider: "gemini",
       model: "m",
       endpoint: "https://gemini.invalid/v1",

@@ -112,7 +112,9 @@ Deno.test("runGeneration() never persists an invalid asset: strict exits 1, rela
 Deno.test("runGeneration() still calls the validator after a failed pre-flight", async () => {
   using world = setup({ engine: "gemini", relaxed: true });
   const validator = fakeValidator();
-  const external = createExternalGenerator("gemini", mockConfig("gemini"), { clock: world.clock });
+  const external = await createExternalGenerator("gemini", mockConfig("gemini"), {
+    clock: world.clock,
+  });
   const outcome = await runGeneration("a thing [mock:out-of-range]", world.config, {
     ...world,
     validator,
@@ -136,7 +138,9 @@ Deno.test("runGeneration() logs a validator payload over 1 MiB as a structured v
     errors: [{ path: "", msg: "payload_too_large" }],
     detail: "request is 1200000 bytes, over the 1 MiB cap",
   }));
-  const external = createExternalGenerator("openai", mockConfig("openai"), { clock: world.clock });
+  const external = await createExternalGenerator("openai", mockConfig("openai"), {
+    clock: world.clock,
+  });
   const outcome = await runGeneration("neon rain", world.config, { ...world, validator, external });
   assert.equal(outcome.exit_code, 1);
   const [entry] = await checkRecords(world.log, "external");
@@ -154,7 +158,9 @@ Deno.test("runGeneration() with every external engine in mock mode normalizes an
   for (const engine of ["gemini", "openai", "anthropic"] as const) {
     using world = setup({ engine, seed: 11 });
     const validator = fakeValidator();
-    const external = createExternalGenerator(engine, mockConfig(engine), { clock: world.clock });
+    const external = await createExternalGenerator(engine, mockConfig(engine), {
+      clock: world.clock,
+    });
     const outcome = await runGeneration("a calm blue ocean at dusk", world.config, {
       ...world,
       validator,
@@ -176,7 +182,7 @@ Deno.test("runGeneration() with every external engine in mock mode normalizes an
 Deno.test("runBatch() keeps order, reuses one validator and survives a failing prompt", async () => {
   using world = setup({ engine: "openai" });
   const validator = fakeValidator();
-  const external = createExternalGenerator("openai", mockConfig("openai"), {
+  const external = await createExternalGenerator("openai", mockConfig("openai"), {
     clock: world.clock,
     mockAnswer: (envelope) => {
       if (envelope.prompt === "boom") throw new Error("mock exploded");
@@ -185,7 +191,7 @@ Deno.test("runBatch() keeps order, reuses one validator and survives a failing p
   });
   const progress: number[] = [];
   const prompts = ["one", "boom", "junk", "four"];
-  const realAnswer = createExternalGenerator("openai", mockConfig("openai"), {
+  const realAnswer = await createExternalGenerator("openai", mockConfig("openai"), {
     clock: world.clock,
   });
   const outcomes = await runBatch(prompts, world.config, {
@@ -290,7 +296,7 @@ Deno.test("runGeneration() never persists a secret a provider echoes back", asyn
   using world = setup({ engine: "openai", seed: 4 });
   const key = "sk-test-ECHOED-KEY-0123456789abcdef";
   const log = new LabsLog(world.config.logDir, [key]);
-  const external = createExternalGenerator("openai", mockConfig("openai"), {
+  const external = await createExternalGenerator("openai", mockConfig("openai"), {
     clock: world.clock,
     mockAnswer: (envelope) => {
       const answer = mockProviderAnswer("openai", envelope);
@@ -387,7 +393,7 @@ Deno.test("slugOf() keeps letters of accented words and never returns an empty n
 
 Deno.test("mock answers depend on the prompt and each engine leaves normalization work to do", async () => {
   for (const engine of ["gemini", "openai", "anthropic"] as const) {
-    const external = createExternalGenerator(engine, mockConfig(engine), {
+    const external = await createExternalGenerator(engine, mockConfig(engine), {
       newTraceId: () => "t",
     });
     const calm = await external.generate("a calm blue ocean at dusk", 1);

@@ -1,10 +1,9 @@
 /** The provider-neutral model interface every LLM caller codes against. */
 
-/**
- * The providers a user can name, in the order a chat's `--engine auto` tries their keys:
- * the one list every command's engine list is derived from.
- */
-export const PROVIDERS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
+import { PROVIDERS } from "../core/mod.ts";
+
+/** The providers a user can name: core's list (see `PROVIDERS` there), this layer's names. */
+export { PROVIDERS };
 
 /** Which wire format (and which settings) a model uses; `mock` is for tests and demos. */
 export type ProviderName = typeof PROVIDERS[number] | "mock";
