@@ -220,9 +220,17 @@ function issuesFromAjv(errors: VerdictFunction["errors"]): ValidationIssue[] {
 
 type VerdictSource = (uri: string, name: string) => VerdictFunction;
 
-async function embeddedVerdicts(files: SchemaFileText[]): Promise<VerdictSource | undefined> {
-  const generated = await import("./_embedded_validators.js");
-  if (generated.SCHEMA_FINGERPRINT !== await schemaFingerprint(files)) return undefined;
+/**
+ * The generated validators, while they match the files: `fingerprint` is the files' (see
+ * `schemaFingerprint`), begun when they were read, so the digest (off the main thread)
+ * overlaps their parsing and the module's loading.
+ */
+async function embeddedVerdicts(fingerprint: Promise<string>): Promise<VerdictSource | undefined> {
+  const [generated, current] = await Promise.all([
+    import("./_embedded_validators.js"),
+    fingerprint,
+  ]);
+  if (generated.SCHEMA_FINGERPRINT !== current) return undefined;
   return (uri) => generated.VALIDATORS[uri];
 }
 
@@ -352,15 +360,17 @@ async function buildStore(options: LoadSchemaStoreOptions): Promise<SchemaStore>
   const examplesShown = options.examplesDir ?? "schemas/examples";
 
   const files = readSchemaFiles(schemasDir);
-  const index = new SchemaIndex();
   const embedded = options.schemasDir === undefined;
+  const fingerprint = embedded ? schemaFingerprint(files) : undefined;
+  fingerprint?.catch(() => {}); // awaited when the validators are made
+  const index = new SchemaIndex();
   const schemas = new SchemaNames(
     indexSchemas(files, schemasDir, schemasShown, index, embedded),
   );
   const validators = new Validators(
     schemas.entries,
     // Generated ahead of time for the embedded schemas only, and only while they match.
-    () => embedded ? embeddedVerdicts(files) : undefined,
+    () => fingerprint ? embeddedVerdicts(fingerprint) : undefined,
   );
   if (!options.deferCompile) await validators.ready();
 
