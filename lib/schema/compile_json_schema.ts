@@ -47,7 +47,9 @@ export async function compileJsonSchema(
 ): Promise<JsonSchemaValidator> {
   const verdict = await precompiledVerdict(schema) ?? await compiledVerdict(schema);
   const index = new SchemaIndex();
-  const base = index.add(schema, BASE_URI);
+  // Walked when a failure is first explained: a valid call never needs it (and a schema
+  // ajv could compile is one the walk can take; the explanation falls back on ajv's errors).
+  const base = index.add(schema, BASE_URI, { deferScan: true });
   return (value) => {
     let ok: boolean;
     try {
