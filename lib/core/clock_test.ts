@@ -69,13 +69,11 @@ Deno.test("a pending startTimer() keeps the process alive until it fires; a canc
   const pending = await runChild(`startTimer(100, () => console.log("fired"));`);
   assert.equal(pending.code, 0, pending.stderr);
   assert.equal(pending.stdout, "fired\n");
-  // A cancelled timer of ten minutes must not hold the process (the child would outlive the
-  // test's limit and be killed, failing it).
-  const started = performance.now();
+  // A cancelled timer of ten minutes must not hold the process: held, the child would outlive
+  // CHILD_TIMEOUT_MS and be killed, failing the test.
   const cancelled = await runChild(
     `const cancel = startTimer(600_000, () => console.log("fired")); cancel(); console.log("done");`,
   );
   assert.equal(cancelled.code, 0, cancelled.stderr);
   assert.equal(cancelled.stdout, "done\n");
-  assert.ok(performance.now() - started < CHILD_TIMEOUT_MS);
 });
