@@ -83,8 +83,6 @@ const INITIAL_STATE = [
   0x5be0cd19,
 ];
 
-const rotateRight = (value: number, bits: number) => (value >>> bits) | (value << (32 - bits));
-
 /** The message with its padding: a 1 bit, zeros, and the length in bits (big-endian). */
 function padded(message: Uint8Array): Uint8Array {
   const length = Math.ceil((message.length + 9) / 64) * 64;
@@ -99,8 +97,9 @@ function padded(message: Uint8Array): Uint8Array {
 }
 
 /**
- * One 64-byte block into the state. Plain indexing and locals throughout: most hashes here
- * run once per process, before the optimizing compiler has seen this code.
+ * One 64-byte block into the state. Plain indexing and locals throughout, and the rotations
+ * written out (`(x >>> n) | (x << 32 - n)`), not called: most hashes here run once per
+ * process, in the interpreter, where a call costs more than the arithmetic around it.
  */
 function compress(state: Int32Array, bytes: Uint8Array, offset: number, words: Int32Array): void {
   for (let t = 0; t < 16; t++) {
@@ -110,16 +109,16 @@ function compress(state: Int32Array, bytes: Uint8Array, offset: number, words: I
   for (let t = 16; t < 64; t++) {
     const w15 = words[t - 15];
     const w2 = words[t - 2];
-    const s0 = rotateRight(w15, 7) ^ rotateRight(w15, 18) ^ (w15 >>> 3);
-    const s1 = rotateRight(w2, 17) ^ rotateRight(w2, 19) ^ (w2 >>> 10);
+    const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
+    const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
     words[t] = (words[t - 16] + s0 + words[t - 7] + s1) | 0;
   }
   let a = state[0], b = state[1], c = state[2], d = state[3];
   let e = state[4], f = state[5], g = state[6], h = state[7];
   for (let t = 0; t < 64; t++) {
-    const s1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25);
+    const s1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
     const t1 = (h + s1 + ((e & f) ^ (~e & g)) + ROUND_CONSTANTS[t] + words[t]) | 0;
-    const s0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22);
+    const s0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
     const t2 = (s0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
     h = g;
     g = f;
