@@ -27,6 +27,9 @@ import type { Timeouts } from "./types.ts";
 
 type TimeoutKind = "connect" | "read" | "total";
 
+/** Decoder options for a chunk of a longer body (made once, not per read). */
+export const DECODE_STREAM = { stream: true } as const;
+
 /** The reason an attempt's signal is aborted when it is over: made once, not per attempt. */
 const DISPOSED = new DOMException("The HTTP attempt is over", "AbortError");
 
@@ -190,61 +193,150 @@ export class HttpAttempt {
   }
 
   /**
-   * The body's chunks, at most `limit` bytes in all: a declared Content-Length over the
-   * limit fails before reading, and counting stops the read as soon as it is passed.
-   * With `truncate`, reading just stops at the limit (for error bodies) instead of failing.
+   * Hands the body's chunks to `take` as each read completes, in the read's own step: no
+   * generator and no promise per chunk, where a token stream is thousands of reads a
+   * second. At most `limit` bytes in all: a declared Content-Length over the limit fails
+   * before reading, and counting stops the read as soon as it is passed; with `truncate`,
+   * reading just stops at the limit (for error bodies) instead of failing. A chunk is lent:
+   * it is valid until `take` returns. `take` returning true stops the read early; so does
+   * a throw, which rejects this. Resolves to whether `take` stopped it.
+   */
+  async readBody(
+    response: Response,
+    limit: number,
+    take: (chunk: Uint8Array) => boolean | void,
+    options: { truncate?: boolean } = {},
+  ): Promise<boolean> {
+    const over = this.#declaredOver(response, limit, options);
+    if (over) {
+      await cancelled(response);
+      throw over;
+    }
+    if (!response.body) return false;
+    // Nothing is awaited before the first read: its deadline begins in the caller's step.
+    const reader = this.#openBody(response.body, true);
+    let total = 0;
+    try {
+      while (true) {
+        let step: ReadableStreamReadResult<Uint8Array>;
+        try {
+          step = await this.#beginRead(reader);
+        } catch (error) {
+          throw this.#readFailed(error);
+        }
+        const chunk = this.#readDone(step);
+        if (!chunk) return false;
+        total += chunk.byteLength;
+        if (total > limit) {
+          return take(this.#withinLimit(chunk, total, limit, options, response)) === true;
+        }
+        if (take(chunk) === true) return true;
+      }
+    } finally {
+      await this.#closeBody(reader);
+    }
+  }
+
+  /**
+   * The body's chunks, pulled at the consumer's pace, under the same limits as `readBody`;
+   * each chunk is the consumer's to keep.
    */
   async *chunks(
     response: Response,
     limit: number,
     options: { truncate?: boolean } = {},
   ): AsyncGenerator<Uint8Array> {
-    const declared = Number(response.headers.get("content-length"));
-    if (!options.truncate && Number.isFinite(declared) && declared > limit) {
-      await response.body?.cancel().catch(() => {});
-      throw new ProviderError(
-        "bad_response",
-        `Response body is over the ${formatBytes(limit)} cap: Content-Length ${declared}`,
-        { status: response.status },
-      );
+    const over = this.#declaredOver(response, limit, options);
+    if (over) {
+      await cancelled(response);
+      throw over;
     }
     if (!response.body) return;
-    // One reused read buffer: a token stream is thousands of tiny reads a second.
-    const reader = byteReader(response.body);
-    this.#reader = reader;
+    // Nothing is awaited before the first read: its deadline begins in the caller's step.
+    const reader = this.#openBody(response.body, false);
     let total = 0;
     try {
       while (true) {
-        this.#readBegins();
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
-          step = await reader.read();
+          step = await this.#beginRead(reader);
         } catch (error) {
-          throw this.#failure(error);
-        } finally {
-          this.#readSince = undefined;
+          throw this.#readFailed(error);
         }
-        // A read ended by `#stop` looks like the end of the body: report why it stopped.
-        if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
-        if (step.done) return;
-        total += step.value.byteLength;
+        const chunk = this.#readDone(step);
+        if (!chunk) return;
+        total += chunk.byteLength;
         if (total > limit) {
-          if (options.truncate) {
-            yield step.value.subarray(0, step.value.byteLength - (total - limit));
-            return;
-          }
-          throw new ProviderError(
-            "bad_response",
-            `Response body is over the ${formatBytes(limit)} cap: more than ${limit} bytes`,
-            { status: response.status },
-          );
+          yield this.#withinLimit(chunk, total, limit, options, response);
+          return;
         }
-        yield step.value;
+        yield chunk;
       }
     } finally {
-      this.#reader = undefined;
-      await reader.cancel().catch(() => {});
+      await this.#closeBody(reader);
     }
+  }
+
+  /** The cap's error for a declared Content-Length over `limit` (none with `truncate`). */
+  #declaredOver(
+    response: Response,
+    limit: number,
+    options: { truncate?: boolean },
+  ): ProviderError | undefined {
+    const declared = Number(response.headers.get("content-length"));
+    if (options.truncate || !Number.isFinite(declared) || declared <= limit) return undefined;
+    return new ProviderError(
+      "bad_response",
+      `Response body is over the ${formatBytes(limit)} cap: Content-Length ${declared}`,
+      { status: response.status },
+    );
+  }
+
+  /** A reader of the body through one reused buffer: a token stream is thousands of reads. */
+  #openBody(body: ReadableStream<Uint8Array>, lend: boolean): ByteReader {
+    this.#reader = byteReader(body, { lend });
+    return this.#reader;
+  }
+
+  async #closeBody(reader: ByteReader): Promise<void> {
+    this.#reader = undefined;
+    await reader.cancel().catch(() => {});
+  }
+
+  /** Begins one read of the body; `#readDone` or `#readFailed` ends it. */
+  #beginRead(reader: ByteReader): Promise<ReadableStreamReadResult<Uint8Array>> {
+    this.#readBegins();
+    return reader.read();
+  }
+
+  /** What a failed read throws. */
+  #readFailed(error: unknown): ProviderError | CallerAbort {
+    this.#readSince = undefined;
+    return this.#failure(error);
+  }
+
+  /** A read's chunk, or undefined at the end of the body. */
+  #readDone(step: ReadableStreamReadResult<Uint8Array>): Uint8Array | undefined {
+    this.#readSince = undefined;
+    // A read ended by `#stop` looks like the end of the body: report why it stopped.
+    if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
+    return step.done ? undefined : step.value;
+  }
+
+  /** The part of the chunk within `limit`, which it passes (`truncate`), or the cap's error. */
+  #withinLimit(
+    chunk: Uint8Array,
+    total: number,
+    limit: number,
+    options: { truncate?: boolean },
+    response: Response,
+  ): Uint8Array {
+    if (options.truncate) return chunk.subarray(0, chunk.byteLength - (total - limit));
+    throw new ProviderError(
+      "bad_response",
+      `Response body is over the ${formatBytes(limit)} cap: more than ${limit} bytes`,
+      { status: response.status },
+    );
   }
 
   /** The whole body as text, under the cap. */
@@ -255,9 +347,9 @@ export class HttpAttempt {
   ): Promise<string> {
     const decoder = new TextDecoder();
     let text = "";
-    for await (const chunk of this.chunks(response, limit, options)) {
-      text += decoder.decode(chunk, { stream: true });
-    }
+    await this.readBody(response, limit, (chunk) => {
+      text += decoder.decode(chunk, DECODE_STREAM);
+    }, options);
     return text + decoder.decode();
   }
 
@@ -268,4 +360,9 @@ export class HttpAttempt {
     this.#reader?.cancel().catch(() => {});
     if (!this.#controller.signal.aborted) this.#controller.abort(DISPOSED);
   }
+}
+
+/** Resolves once the response's body (if any) is cancelled, whether or not that failed. */
+function cancelled(response: Response): Promise<void> {
+  return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
 }

@@ -19,13 +19,6 @@ export interface WireAnswer {
   finishReason?: string;
 }
 
-/** What one SSE event contributed. */
-export interface StreamStep {
-  deltas: string[];
-  /** The provider's end marker (`[DONE]`, `message_stop`). */
-  done?: boolean;
-}
-
 export interface StreamState {
   usage?: Usage;
   finishReason?: string;
@@ -37,8 +30,17 @@ export interface Wire {
   buildRequest(config: ModelConfig, request: GenerateRequest, stream: boolean): WireRequest;
   parseAnswer(body: unknown, request: GenerateRequest): WireAnswer;
   newStreamState(): StreamState;
-  /** Throws `ProviderError` for an error event inside the stream. */
-  onEvent(state: StreamState, event: SseEvent, request: GenerateRequest): StreamStep;
+  /**
+   * Reads one SSE event: hands its text deltas to `deliver`, in order, and returns true
+   * for the provider's end marker (`[DONE]`, `message_stop`). Throws `ProviderError` for
+   * an error event inside the stream.
+   */
+  onEvent(
+    state: StreamState,
+    event: SseEvent,
+    request: GenerateRequest,
+    deliver: (delta: string) => void,
+  ): boolean;
   /** A streamed JSON answer as the caller asked for it (Anthropic unwraps `{ value }`). */
   unwrapStreamJson?(request: GenerateRequest, json: unknown): unknown;
 }

@@ -14,7 +14,7 @@ import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { anthropicWire } from "./_anthropic_wire.ts";
 import { failureFromResponse } from "./_classify_response.ts";
 import { geminiWire } from "./_gemini_wire.ts";
-import { CallerAbort, HttpAttempt } from "./_http.ts";
+import { CallerAbort, DECODE_STREAM, HttpAttempt } from "./_http.ts";
 import { openAiWire } from "./_openai_wire.ts";
 import type { Wire } from "./_wire.ts";
 import { defaultMockAnswer, mockLanguageModel } from "./mock_language_model.ts";
@@ -300,16 +300,20 @@ class HttpLanguageModel implements LanguageModel {
       this.#debug(`llm ${this.provider} POST ${prepared.url} (stream) attempt ${attempt}`);
       const http = new HttpAttempt(prepared.timeouts, request.signal, this.#redact);
       const progress = { delivered: 0 };
-      let delay: number;
+      let result: GenerateResult | undefined;
+      let delay = 0;
       try {
-        yield* this.#streamAttempt(http, prepared, request, attempt, progress);
-        return;
+        result = await this.#streamAttempt(http, prepared, request, attempt, progress);
       } catch (thrown) {
         const error = afterDeltas(thrown, progress.delivered);
         const retry = progress.delivered === 0;
         delay = this.#afterFailure(error, attempt, attemptErrors, retry, request.traceId);
       } finally {
         http.dispose();
+      }
+      if (result) {
+        yield { type: "finish", result };
+        return;
       }
       await this.#clock.sleep(delay, request.signal);
     }
@@ -333,24 +337,20 @@ class HttpLanguageModel implements LanguageModel {
   }
 
   /** One attempt: text deltas to `onTextDelta` as they arrive, then the finished result. */
-  async *#streamAttempt(
+  async #streamAttempt(
     http: HttpAttempt,
     prepared: Prepared,
     request: StreamRequest,
     attempt: number,
     progress: { delivered: number },
-  ): AsyncGenerator<StreamEvent> {
+  ): Promise<GenerateResult> {
     const response = await this.#openStream(http, prepared);
     const status = response.status;
     const state = this.#wire.newStreamState();
-    const answer = { text: "", bytes: 0, raw: [] as string[] };
+    // The answer's pieces, joined once at the end: one pointer each while the stream runs,
+    // where adding each to a string would keep a 32-byte cons cell per delta alive.
+    const answer = { pieces: [] as string[], bytes: 0, raw: [] as string[] };
     const keepRaw = request.keepRaw !== false;
-    const take = (event: SseEvent, cut: boolean): boolean => {
-      if (keepRaw) answer.raw.push(event.data);
-      const step = this.#streamStep(state, event, cut, request, status);
-      for (const delta of step.deltas) deliver(delta);
-      return step.done === true;
-    };
     const deliver = (delta: string) => {
       answer.bytes += utf8ByteLength(delta);
       if (answer.bytes > RESPONSE_BODY_LIMIT) {
@@ -360,50 +360,60 @@ class HttpLanguageModel implements LanguageModel {
           { status },
         );
       }
-      answer.text += delta;
+      answer.pieces.push(delta);
       progress.delivered++;
       request.onTextDelta(delta);
     };
+    const take = (event: SseEvent, cut: boolean): boolean => {
+      if (keepRaw) answer.raw.push(event.data);
+      return this.#streamStep(state, event, cut, request, status, deliver);
+    };
     // In order, one at a time: deltas before an error event in the same read still arrive.
-    await readSse(http.chunks(response, STREAM_BODY_LIMIT), status, take);
+    await readSse(http, response, status, take);
     if (!state.complete) {
       throw new ProviderError("network_error", "Stream ended before the provider's end marker", {
         status,
       });
     }
+    const text = answer.pieces.join("");
     let json: unknown;
     if (request.jsonSchema) {
-      const parsed = checkJsonAnswer(request, answer.text);
+      const parsed = checkJsonAnswer(request, text);
       json = this.#wire.unwrapStreamJson ? this.#wire.unwrapStreamJson(request, parsed) : parsed;
     }
     const { usage, finishReason } = state;
     const raw = answer.raw.join("\n");
-    const result = this.#result(
-      request,
-      { text: answer.text, json, raw, usage, finishReason },
-      attempt,
-    );
-    yield { type: "finish", result };
+    return this.#result(request, { text, json, raw, usage, finishReason }, attempt);
   }
 
-  /** The wire's reading of one event; a broken event the stream ended inside is a cut. */
+  /**
+   * The wire's reading of one event, its deltas handed to `deliver`; true at the provider's
+   * end marker. A broken event the stream ended inside (`cut`) is a cut, not a bad response,
+   * and none of its deltas is delivered.
+   */
   #streamStep(
     state: ReturnType<Wire["newStreamState"]>,
     event: SseEvent,
     cut: boolean,
     request: GenerateRequest,
     status: number,
-  ) {
+    deliver: (delta: string) => void,
+  ): boolean {
+    if (!cut) return this.#wire.onEvent(state, event, request, deliver);
+    const deltas: string[] = [];
+    let done: boolean;
     try {
-      return this.#wire.onEvent(state, event, request);
+      done = this.#wire.onEvent(state, event, request, (delta) => deltas.push(delta));
     } catch (error) {
-      if (cut && error instanceof ProviderError && error.reason === "bad_response") {
+      if (error instanceof ProviderError && error.reason === "bad_response") {
         throw new ProviderError("network_error", "Stream ended in the middle of an event", {
           status,
         });
       }
       throw error;
     }
+    for (const delta of deltas) deliver(delta);
+    return done;
   }
 }
 
@@ -414,29 +424,27 @@ class HttpLanguageModel implements LanguageModel {
  * true. An event growing past the response cap is refused while it grows.
  */
 async function readSse(
-  source: AsyncIterable<Uint8Array>,
+  http: HttpAttempt,
+  response: Response,
   status: number,
   take: (event: SseEvent, cut: boolean) => boolean,
 ): Promise<void> {
   const parser = new SseParser();
   const decoder = new TextDecoder();
-  const takeAll = (events: SseEvent[], cut: boolean): boolean => {
-    for (const event of events) {
-      if (event.data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
-      if (take(event, cut)) return true;
+  const takeAll = (events: readonly SseEvent[], cut: boolean): boolean => {
+    for (let i = 0; i < events.length; i++) {
+      if (events[i].data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
+      if (take(events[i], cut)) return true;
     }
     return false;
   };
-  for await (const chunk of source) {
-    if (takeAll(parser.push(decoder.decode(chunk, DECODE_STREAM)), false)) return;
+  const stopped = await http.readBody(response, STREAM_BODY_LIMIT, (chunk) => {
+    if (takeAll(parser.push(decoder.decode(chunk, DECODE_STREAM)), false)) return true;
     if (parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
-  }
-  if (takeAll(parser.push(decoder.decode()), false)) return;
+  });
+  if (stopped || takeAll(parser.push(decoder.decode()), false)) return;
   takeAll(parser.end(), true);
 }
-
-/** Decoder options for a chunk of a longer body (made once, not per read). */
-const DECODE_STREAM = { stream: true } as const;
 
 function eventTooLarge(status: number): ProviderError {
   return new ProviderError(
