@@ -564,7 +564,7 @@ class ChunkCoalescer {
     }
     if (!this.#pending && !final) return;
     if (!this.#pending && final && this.sent === 0) return;
-    this.#buffer.emit("chunk", { content: this.#pending, final });
+    this.#buffer.chunk(this.#pending, final);
     this.sent++;
     this.#pending = "";
     this.#count = 0;

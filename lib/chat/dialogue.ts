@@ -161,17 +161,15 @@ class ReplyRun {
       messages: this.#messages.length,
       tier: this.#request.tier,
     });
+    // Everything the model sent, markers included: its result's text, the deltas' concatenation.
+    let answer = "";
     try {
       for await (const event of this.#model.stream(this.#modelRequest(text.push))) {
-        this.#tokensUsed += event.result.usage?.outputTokens ??
-          Math.ceil(event.result.text.length / 4);
+        answer = event.result.text;
+        this.#tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(answer.length / 4);
         yield* text.takeWaiting();
       }
-      this.#trace("llm_stream", {
-        round: this.#rounds,
-        deltas: text.deltas,
-        chars: text.answer.length,
-      });
+      this.#trace("llm_stream", { round: this.#rounds, deltas: text.deltas, chars: answer.length });
       this.#trace("llm_done", { round: this.#rounds, ms: this.#clock.now() - started });
     } catch (error) {
       yield* text.takeWaiting();
@@ -182,7 +180,7 @@ class ReplyRun {
     }
     const blocks = yield* text.end();
     this.#content += text.visible;
-    return { failed: false, answer: text.answer, blocks };
+    return { failed: false, answer, blocks };
   }
 
   #modelRequest(onTextDelta: (text: string) => void) {
@@ -266,13 +264,14 @@ class ReplyRun {
  * goes to `onText` at once or waits to be yielded as `text` events.
  */
 class RoundText {
-  /** Everything the model sent, markers included. */
-  answer = "";
-  /** The visible part of it. */
-  visible = "";
   deltas = 0;
   readonly #markers = new MarkerStream();
   readonly #blocks: MarkerBlock[] = [];
+  /**
+   * The visible pieces, joined once the round ends: a pointer each while the reply runs,
+   * where adding each to a string would keep a 32-byte cons cell per delta alive.
+   */
+  readonly #visible: string[] = [];
   readonly #waiting: string[] = [];
   readonly #onText?: (text: string) => void;
 
@@ -280,16 +279,19 @@ class RoundText {
     this.#onText = onText;
   }
 
+  /** The visible part of what the model sent (so far). */
+  get visible(): string {
+    return this.#visible.join("");
+  }
+
   /** Takes one decoded piece of the stream (the model's `onTextDelta`). */
   push = (text: string): void => {
     this.deltas++;
-    this.answer += text;
-    const out = this.#markers.push(text);
-    if (out.blocks.length) this.#blocks.push(...out.blocks);
-    if (!out.visible) return;
-    this.visible += out.visible;
-    if (this.#onText) this.#onText(out.visible);
-    else this.#waiting.push(out.visible);
+    const visible = this.#markers.take(text, this.#blocks);
+    if (!visible) return;
+    this.#visible.push(visible);
+    if (this.#onText) this.#onText(visible);
+    else this.#waiting.push(visible);
   };
 
   /** Visible text waiting to be yielded. */
@@ -302,7 +304,7 @@ class RoundText {
     const tail = this.#markers.end();
     this.#blocks.push(...tail.blocks);
     if (tail.visible) {
-      this.visible += tail.visible;
+      this.#visible.push(tail.visible);
       yield { type: "text", text: tail.visible };
     }
     return this.#blocks;
