@@ -73,12 +73,13 @@ const MAX_CALLS_PER_BLOCK = 16;
  * `STREAM_TIMEOUT`. Always ends with exactly one `done` whose `content` is all the
  * visible text of all rounds.
  */
-export async function* dialogue(
+export function dialogue(
   request: DialogueRequest,
   options: DialogueOptions,
 ): AsyncGenerator<DialogueEvent> {
-  using deadline = new ReplyDeadline(request, options.timers ?? systemTimers);
-  yield* new ReplyRun(request, options, deadline).run();
+  // One generator for the whole reply: each level of `yield*` is one more suspended
+  // generator, request and pair of await closures held while the reply streams.
+  return new ReplyRun(request, options).run();
 }
 
 /** How one model round's stream ended. */
@@ -90,7 +91,6 @@ type RoundOutcome =
 class ReplyRun {
   readonly #request: DialogueRequest;
   readonly #options: DialogueOptions;
-  readonly #deadline: ReplyDeadline;
   readonly #trace: DialogueTrace;
   readonly #clock: Clock;
   readonly #messages: LlmMessage[];
@@ -104,11 +104,9 @@ class ReplyRun {
   constructor(
     request: DialogueRequest,
     options: DialogueOptions,
-    deadline: ReplyDeadline,
   ) {
     this.#request = request;
     this.#options = options;
-    this.#deadline = deadline;
     this.#trace = options.trace ?? (() => {});
     this.#clock = options.clock ?? systemClock;
     this.#messages = [...request.messages];
@@ -117,11 +115,12 @@ class ReplyRun {
 
   /** Model rounds, each followed by its tool calls, until one needs none; then `done`. */
   async *run(): AsyncGenerator<DialogueEvent> {
+    using deadline = new ReplyDeadline(this.#request, this.#options.timers ?? systemTimers);
     const maxRounds = this.#options.maxToolRounds ?? 4;
     while (true) {
-      const round = yield* this.#streamRound();
+      const round = yield* this.#streamRound(deadline.signal);
       if (round.failed) {
-        if (yield* this.#recoverFrom(round.error, round.started)) continue;
+        if (yield* this.#recoverFrom(round.error, round.started, deadline)) continue;
         break;
       }
       yield* notesEvents(round.blocks);
@@ -151,7 +150,7 @@ class ReplyRun {
   }
 
   /** Streams one answer of the model, showing its visible text as it comes. */
-  async *#streamRound(): AsyncGenerator<DialogueEvent, RoundOutcome> {
+  async *#streamRound(signal: AbortSignal): AsyncGenerator<DialogueEvent, RoundOutcome> {
     const text = new RoundText(this.#options.onText);
     const started = this.#clock.now();
     this.#trace("llm_req", {
@@ -164,7 +163,7 @@ class ReplyRun {
     // Everything the model sent, markers included: its result's text, the deltas' concatenation.
     let answer = "";
     try {
-      for await (const event of this.#model.stream(this.#modelRequest(text.push))) {
+      for await (const event of this.#model.stream(this.#modelRequest(text.push, signal))) {
         answer = event.result.text;
         this.#tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(answer.length / 4);
         yield* text.takeWaiting();
@@ -183,12 +182,12 @@ class ReplyRun {
     return { failed: false, answer, blocks };
   }
 
-  #modelRequest(onTextDelta: (text: string) => void) {
+  #modelRequest(onTextDelta: (text: string) => void, signal: AbortSignal) {
     return {
       system: this.#request.system,
       messages: this.#messages,
       maxTokens: Math.max(1, maxTokensForTier(this.#request.tier)),
-      signal: this.#deadline.signal,
+      signal,
       onTextDelta,
       // A reply never reads the provider's raw events; holding them all costs collections.
       keepRaw: false,
@@ -199,11 +198,15 @@ class ReplyRun {
    * Reports a failed stream. True when the reply goes on with the fallback model (once,
    * for an unavailable model); false when it ends: stopped, timed out or failed.
    */
-  *#recoverFrom(error: unknown, started: number): Generator<DialogueEvent, boolean> {
+  *#recoverFrom(
+    error: unknown,
+    started: number,
+    deadline: ReplyDeadline,
+  ): Generator<DialogueEvent, boolean> {
     if (this.#stopped()) return false;
     const round = this.#rounds;
     const ms = this.#clock.now() - started;
-    if (this.#deadline.timedOut) {
+    if (deadline.timedOut) {
       this.#trace("llm_done", { round, ms, error: "timeout" });
       yield {
         type: "error",

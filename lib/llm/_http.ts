@@ -57,11 +57,11 @@ export class HttpAttempt {
   #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
   #reader?: ByteReader;
   /**
-   * Rejects when the attempt is aborted (a limit or the caller). Raced against fetch, so
-   * the limits hold even for a fetch that ignores its signal; a body read is ended by
-   * cancelling the reader instead (see `#stop`).
+   * Rejects the `send` in progress: an abort (a limit or the caller) ends it even for a
+   * fetch that ignores its signal. A body read is ended by cancelling the reader instead
+   * (see `#stop`). Set only while `send` waits, so nothing of it outlives the headers.
    */
-  readonly #aborted: Promise<never>;
+  #rejectSend?: (reason: unknown) => void;
 
   constructor(
     timeouts: Timeouts,
@@ -76,16 +76,15 @@ export class HttpAttempt {
     this.#callerSignal = callerSignal;
     this.#redact = redact;
     callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
-    const signal = this.#controller.signal;
-    this.#aborted = new Promise<never>((_resolve, reject) => {
-      signal.addEventListener("abort", () => {
-        this.#disarm();
-        this.#stop();
-        reject(signal.reason);
-      }, { once: true });
-    });
-    this.#aborted.catch(() => {}); // raced in send(); never an unhandled rejection
+    this.#controller.signal.addEventListener("abort", this.#onAbort, { once: true });
   }
+
+  /** The attempt is over (a limit, the caller, or dispose): nothing more waits or reads. */
+  #onAbort = () => {
+    this.#disarm();
+    this.#stop();
+    this.#rejectSend?.(this.#controller.signal.reason);
+  };
 
   #expire(kind: TimeoutKind) {
     if (this.#timedOut) return;
@@ -178,13 +177,14 @@ export class HttpAttempt {
     this.#arm(now);
     try {
       if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
-      return await Promise.race([
-        fetcher(url, { ...init, signal: this.#controller.signal }),
-        this.#aborted,
-      ]);
+      return await new Promise<Response>((resolve, reject) => {
+        this.#rejectSend = reject;
+        fetcher(url, { ...init, signal: this.#controller.signal }).then(resolve, reject);
+      });
     } catch (error) {
       throw this.#failure(error);
     } finally {
+      this.#rejectSend = undefined;
       // The watchdog is left set for the connect deadline: on waking it finds that deadline
       // gone and sleeps until the next. Re-arming here would set a timer for every attempt,
       // even one that is over before the connect deadline.

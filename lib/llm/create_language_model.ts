@@ -369,7 +369,8 @@ class HttpLanguageModel implements LanguageModel {
       return this.#streamStep(state, event, cut, request, status, deliver);
     };
     // In order, one at a time: deltas before an error event in the same read still arrive.
-    await readSse(http, response, status, take);
+    const events = new SseReading(status, take);
+    if (!await http.readBody(response, STREAM_BODY_LIMIT, events.chunk)) events.end();
     if (!state.complete) {
       throw new ProviderError("network_error", "Stream ended before the provider's end marker", {
         status,
@@ -419,31 +420,43 @@ class HttpLanguageModel implements LanguageModel {
 
 /**
  * Hands the server-sent events of a body to `take`, in order, as each read completes them
- * (in the same step as the read: a token stream is thousands of reads a second); `cut` marks
- * one the stream ended inside (no blank line after it). Stops reading when `take` returns
- * true. An event growing past the response cap is refused while it grows.
+ * (`chunk` is `readBody`'s callback: in the same step as the read, where a token stream is
+ * thousands of reads a second); `cut` marks one the stream ended inside (no blank line
+ * after it). Asks to stop reading once `take` returns true. An event growing past the
+ * response cap is refused while it grows.
  */
-async function readSse(
-  http: HttpAttempt,
-  response: Response,
-  status: number,
-  take: (event: SseEvent, cut: boolean) => boolean,
-): Promise<void> {
-  const parser = new SseParser();
-  const decoder = new TextDecoder();
-  const takeAll = (events: readonly SseEvent[], cut: boolean): boolean => {
-    for (let i = 0; i < events.length; i++) {
-      if (events[i].data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
-      if (take(events[i], cut)) return true;
-    }
+class SseReading {
+  readonly #parser = new SseParser();
+  readonly #decoder = new TextDecoder();
+  readonly #status: number;
+  readonly #take: (event: SseEvent, cut: boolean) => boolean;
+
+  constructor(status: number, take: (event: SseEvent, cut: boolean) => boolean) {
+    this.#status = status;
+    this.#take = take;
+  }
+
+  /** One chunk of the body; true once `take` asked to stop. */
+  chunk = (bytes: Uint8Array): boolean => {
+    const text = this.#decoder.decode(bytes, DECODE_STREAM);
+    if (this.#takeAll(this.#parser.push(text), false)) return true;
+    if (this.#parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(this.#status);
     return false;
   };
-  const stopped = await http.readBody(response, STREAM_BODY_LIMIT, (chunk) => {
-    if (takeAll(parser.push(decoder.decode(chunk, DECODE_STREAM)), false)) return true;
-    if (parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
-  });
-  if (stopped || takeAll(parser.push(decoder.decode()), false)) return;
-  takeAll(parser.end(), true);
+
+  /** The body ended (unless `take` stopped it): what the decoder and the parser held. */
+  end(): void {
+    if (this.#takeAll(this.#parser.push(this.#decoder.decode()), false)) return;
+    this.#takeAll(this.#parser.end(), true);
+  }
+
+  #takeAll(events: readonly SseEvent[], cut: boolean): boolean {
+    for (let i = 0; i < events.length; i++) {
+      if (events[i].data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(this.#status);
+      if (this.#take(events[i], cut)) return true;
+    }
+    return false;
+  }
 }
 
 function eventTooLarge(status: number): ProviderError {
