@@ -21,14 +21,12 @@ import {
   formatBytes,
   systemTimers,
   type Timers,
+  Utf8ChunkDecoder,
 } from "../core/mod.ts";
 import { ProviderError } from "./provider_error.ts";
 import type { Timeouts } from "./types.ts";
 
 type TimeoutKind = "connect" | "read" | "total";
-
-/** Decoder options for a chunk of a longer body (made once, not per read). */
-export const DECODE_STREAM = { stream: true } as const;
 
 /** The reason an attempt's signal is aborted when it is over: made once, not per attempt. */
 const DISPOSED = new DOMException("The HTTP attempt is over", "AbortError");
@@ -345,12 +343,12 @@ export class HttpAttempt {
     limit: number,
     options: { truncate?: boolean } = {},
   ): Promise<string> {
-    const decoder = new TextDecoder();
+    const decoder = new Utf8ChunkDecoder();
     let text = "";
     await this.readBody(response, limit, (chunk) => {
-      text += decoder.decode(chunk, DECODE_STREAM);
+      text += decoder.decode(chunk);
     }, options);
-    return text + decoder.decode();
+    return text + decoder.end();
   }
 
   /** Clears the watchdog and releases the caller's signal; cancels an unread body. */

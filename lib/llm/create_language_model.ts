@@ -9,12 +9,13 @@ import {
   responseHash,
   systemClock,
   utf8ByteLength,
+  Utf8ChunkDecoder,
 } from "../core/mod.ts";
 import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { anthropicWire } from "./_anthropic_wire.ts";
 import { failureFromResponse } from "./_classify_response.ts";
 import { geminiWire } from "./_gemini_wire.ts";
-import { CallerAbort, DECODE_STREAM, HttpAttempt } from "./_http.ts";
+import { CallerAbort, HttpAttempt } from "./_http.ts";
 import { openAiWire } from "./_openai_wire.ts";
 import type { Wire } from "./_wire.ts";
 import { defaultMockAnswer, mockLanguageModel } from "./mock_language_model.ts";
@@ -427,7 +428,7 @@ class HttpLanguageModel implements LanguageModel {
  */
 class SseReading {
   readonly #parser = new SseParser();
-  readonly #decoder = new TextDecoder();
+  readonly #decoder = new Utf8ChunkDecoder();
   readonly #status: number;
   readonly #take: (event: SseEvent, cut: boolean) => boolean;
 
@@ -438,7 +439,7 @@ class SseReading {
 
   /** One chunk of the body; true once `take` asked to stop. */
   chunk = (bytes: Uint8Array): boolean => {
-    const text = this.#decoder.decode(bytes, DECODE_STREAM);
+    const text = this.#decoder.decode(bytes);
     if (this.#takeAll(this.#parser.push(text), false)) return true;
     if (this.#parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(this.#status);
     return false;
@@ -446,7 +447,7 @@ class SseReading {
 
   /** The body ended (unless `take` stopped it): what the decoder and the parser held. */
   end(): void {
-    if (this.#takeAll(this.#parser.push(this.#decoder.decode()), false)) return;
+    if (this.#takeAll(this.#parser.push(this.#decoder.end()), false)) return;
     this.#takeAll(this.#parser.end(), true);
   }
 

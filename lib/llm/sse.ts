@@ -1,3 +1,5 @@
+import { Utf8ChunkDecoder } from "../core/mod.ts";
+
 /** One server-sent event (WHATWG HTML §9.2). `event` is "message" when the server named none. */
 export interface SseEvent {
   event: string;
@@ -141,11 +143,10 @@ export async function* parseSse(
   source: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
-  const decoder = new TextDecoder();
+  const decoder = new Utf8ChunkDecoder();
   for await (const chunk of source) {
-    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    yield* parser.push(text);
+    yield* parser.push(typeof chunk === "string" ? chunk : decoder.decode(chunk));
   }
-  yield* parser.push(decoder.decode());
+  yield* parser.push(decoder.end());
   yield* parser.end();
 }
