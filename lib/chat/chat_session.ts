@@ -326,8 +326,9 @@ export class ChatSession {
         maxToolRounds: options.maxToolRounds,
         clock: options.clock,
         timers,
-        trace: (kind, data) =>
-          this.#trace(kind, { correlation_id: message.correlation_id, ...data }),
+        trace: options.trace
+          ? (kind, data) => this.#trace(kind, { correlation_id: message.correlation_id, ...data })
+          : undefined,
         onText: (text) => chunks.add(text),
       })
     ) {
@@ -399,6 +400,7 @@ export class ChatSession {
   }
 
   #checkCitations(content: string, hits: MemoryHit[], correlationId: string): void {
+    if (!this.#options.trace) return; // what it finds only goes to the trace
     const citations = checkCitations(content, new Set(hits.map((hit) => hit.id)));
     const unknown = citations.filter((citation) => !citation.valid).map((citation) => citation.id);
     if (citations.length) {

@@ -51,10 +51,18 @@ export const endpointUrl: (endpoint: string, path: string) => string = joinEndpo
 /** The endpoint's path without its query. */
 export const endpointPath: (endpoint: string) => string = endpointPathOf;
 
+/** Throws unless the request has a turn to answer: a prompt, or a message that is not system. */
+function requireTurn(request: GenerateRequest): void {
+  const hasPrompt = request.prompt !== undefined && request.prompt !== "";
+  if (hasPrompt || (request.messages ?? []).some((message) => message.role !== "system")) return;
+  throw new ProviderError("bad_request", "Request has no prompt or user message");
+}
+
 /** The system text and the conversation, with `prompt` appended as the last user turn. */
 export function conversationOf(
   request: GenerateRequest,
 ): { system?: string; turns: { role: "user" | "assistant"; content: string }[] } {
+  requireTurn(request);
   const systemParts: string[] = [];
   if (request.system) systemParts.push(request.system);
   const turns: { role: "user" | "assistant"; content: string }[] = [];
@@ -65,15 +73,12 @@ export function conversationOf(
   if (request.prompt !== undefined && request.prompt !== "") {
     turns.push({ role: "user", content: request.prompt });
   }
-  if (turns.length === 0) {
-    throw new ProviderError("bad_request", "Request has no prompt or user message");
-  }
   return { system: systemParts.length ? systemParts.join("\n\n") : undefined, turns };
 }
 
 /** OpenAI keeps system messages in place; the request's `system` goes first. */
 export function openAiMessages(request: GenerateRequest): ChatMessage[] {
-  conversationOf(request); // the same "no prompt" check for every provider
+  requireTurn(request); // the same check as every provider's, without building their turns
   const messages: ChatMessage[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
   messages.push(...(request.messages ?? []));
