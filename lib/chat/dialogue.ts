@@ -316,7 +316,8 @@ class RoundText {
 
 /** A `notes` event per NOTES block, with the problems of its JSON and of its patch. */
 function* notesEvents(blocks: readonly MarkerBlock[]): Generator<DialogueEvent> {
-  for (const block of blocks.filter((block) => block.kind === "notes")) {
+  for (const block of blocks) {
+    if (block.kind !== "notes") continue;
     const { payload, problems } = parseBlock(block);
     const parsed = payload === undefined
       ? { problems }

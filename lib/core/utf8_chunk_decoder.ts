@@ -2,6 +2,12 @@
 const STREAM = { stream: true } as const;
 
 /**
+ * Decodes a chunk by itself, shared by every decoder (a whole decode keeps no state); it
+ * keeps a BOM, which past the start of a text is a character like another.
+ */
+let whole: TextDecoder | undefined;
+
+/**
  * UTF-8 text of a body that arrives in chunks: what Deno's `TextDecoder` gives in stream
  * mode, chunk for chunk, without its cost per call. Deno 2.9 converts the `{ stream }`
  * options afresh on every call, about 200 bytes of garbage, and a token stream is
@@ -13,10 +19,8 @@ const STREAM = { stream: true } as const;
  * does the same, so the two never differ.
  */
 export class Utf8ChunkDecoder {
-  /** The stream-mode decoder: holds a character split between chunks. */
-  readonly #stream = new TextDecoder();
-  /** Decodes a chunk by itself; keeps a BOM, which past the start is a character. */
-  readonly #whole = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** The stream-mode decoder, made for the first chunk that needs it. */
+  #stream?: TextDecoder;
   /** Whether a chunk with a non-ASCII byte came (`#stream` has started its decoder). */
   #started = false;
   /** Whether `#stream` may hold the start of a character. */
@@ -27,19 +31,19 @@ export class Utf8ChunkDecoder {
     if (chunk.length === 0) return "";
     const last = chunk[chunk.length - 1];
     if (this.#started ? !this.#holding && last < 0x80 : isAscii(chunk)) {
-      return this.#whole.decode(chunk);
+      return (whole ??= new TextDecoder("utf-8", { ignoreBOM: true })).decode(chunk);
     }
     this.#started = true;
     // A chunk ending on an ASCII byte leaves nothing held: any character it began is ended.
     this.#holding = last >= 0x80;
-    return this.#stream.decode(chunk, STREAM);
+    return (this.#stream ??= new TextDecoder()).decode(chunk, STREAM);
   }
 
   /** The end of the text: what is still held becomes U+FFFD. Ready for a new text after. */
   end(): string {
     this.#started = false;
     this.#holding = false;
-    return this.#stream.decode();
+    return this.#stream?.decode() ?? "";
   }
 }
 

@@ -52,8 +52,12 @@ export class HttpAttempt {
   #totalBy = Infinity;
   /** When the read in flight began; undefined while the consumer holds the body. */
   #readSince?: number;
-  #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
+  #onCallerAbort = () => this.#abort(this.#callerSignal?.reason);
   #reader?: ByteReader;
+  /** Aborted (a limit, the caller) or disposed: nothing is watched or waited for any more. */
+  #over = false;
+  /** The body was read to its end: the fetch has nothing left to abort. */
+  #bodyRead = false;
   /**
    * Rejects the `send` in progress: an abort (a limit or the caller) ends it even for a
    * fetch that ignores its signal. A body read is ended by cancelling the reader instead
@@ -74,20 +78,26 @@ export class HttpAttempt {
     this.#callerSignal = callerSignal;
     this.#redact = redact;
     callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
-    this.#controller.signal.addEventListener("abort", this.#onAbort, { once: true });
   }
 
-  /** The attempt is over (a limit, the caller, or dispose): nothing more waits or reads. */
-  #onAbort = () => {
+  /**
+   * Ends the attempt: nothing more is watched, waited for or read, then the fetch is
+   * aborted through its signal. Called rather than listening on that signal, one listener
+   * less per attempt; the work a first listener did runs before the signal's listeners.
+   */
+  #abort(reason: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
     this.#disarm();
     this.#stop();
-    this.#rejectSend?.(this.#controller.signal.reason);
-  };
+    this.#rejectSend?.(reason);
+    this.#controller.abort(reason);
+  }
 
   #expire(kind: TimeoutKind) {
     if (this.#timedOut) return;
     this.#timedOut = kind;
-    this.#controller.abort(new DOMException(`${kind} timeout`, "TimeoutError"));
+    this.#abort(new DOMException(`${kind} timeout`, "TimeoutError"));
   }
 
   /** The earliest deadline still live (Infinity if none). */
@@ -112,8 +122,8 @@ export class HttpAttempt {
   #arm(now: number) {
     this.#disarm();
     const deadline = this.#nextDeadline();
-    // An aborted attempt is over: nothing is left to watch.
-    if (deadline === Infinity || this.#controller.signal.aborted) return;
+    // An attempt that is over has nothing left to watch.
+    if (deadline === Infinity || this.#over) return;
     // At least 1 ms, so a deadline due now cannot spin the watchdog.
     this.#wakeAt = Math.max(deadline, now + 1);
     this.#watchdog = this.#timers.set(this.#onWatchdog, this.#wakeAt - now);
@@ -318,7 +328,9 @@ export class HttpAttempt {
     this.#readSince = undefined;
     // A read ended by `#stop` looks like the end of the body: report why it stopped.
     if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
-    return step.done ? undefined : step.value;
+    if (!step.done) return step.value;
+    this.#bodyRead = true;
+    return undefined;
   }
 
   /** The part of the chunk within `limit`, which it passes (`truncate`), or the cap's error. */
@@ -351,12 +363,17 @@ export class HttpAttempt {
     return text + decoder.end();
   }
 
-  /** Clears the watchdog and releases the caller's signal; cancels an unread body. */
+  /**
+   * Clears the watchdog and releases the caller's signal; cancels an unread body and aborts
+   * the fetch, unless its body was read to the end (then aborting it would only dispatch an
+   * event to listeners with nothing left to do).
+   */
   dispose(): void {
     this.#disarm();
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
     this.#reader?.cancel().catch(() => {});
-    if (!this.#controller.signal.aborted) this.#controller.abort(DISPOSED);
+    if (this.#bodyRead) this.#over = true;
+    else this.#abort(DISPOSED);
   }
 }
 
