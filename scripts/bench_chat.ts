@@ -18,9 +18,11 @@
  * start all together (the worst case) or spread over one delta interval (independent users).
  * Each case runs a warm-up round, then `rounds` measured rounds.
  *
- * Also reported: time to first chunk against the raw `lib/llm` stream, gaps between chunks
- * with `buffer_chunks` 1 and 5 (the default), and heap per idle session.
+ * Also reported: the server thread's CPU and bytes allocated per delta, time to first chunk
+ * against the raw `lib/llm` stream, gaps between chunks with `buffer_chunks` 1 and 5 (the
+ * default), and heap per idle session.
  */
+import { getHeapStatistics } from "node:v8";
 import { loadConfig } from "../lib/core/mod.ts";
 import { createLanguageModel, type LanguageModel, resolveModelConfig } from "../lib/llm/mod.ts";
 import {
@@ -186,6 +188,11 @@ function gateway(bufferChunks: number): Subject {
   };
 }
 
+/** Bytes this thread's heap has allocated so far (V8's count; collections do not lower it). */
+function allocatedBytes(): number {
+  return (getHeapStatistics() as { total_allocated_bytes?: number }).total_allocated_bytes ?? NaN;
+}
+
 /** CPU time of this thread so far, ms (Linux; NaN elsewhere). */
 function threadCpuMs(): number {
   try {
@@ -200,6 +207,8 @@ function threadCpuMs(): number {
 interface Timing {
   /** Server-thread CPU per delta relayed in the measured rounds, µs. */
   cpuPerDelta: number;
+  /** Bytes the server thread allocated per delta relayed in the measured rounds. */
+  bytesPerDelta: number;
   first: number[];
   gaps: number[];
   added: number[];
@@ -220,6 +229,7 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
       .server;
   const timing: Timing = {
     cpuPerDelta: NaN,
+    bytesPerDelta: NaN,
     first: [],
     gaps: [],
     added: [],
@@ -229,6 +239,7 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
   };
   const relayed = () => [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
   let cpu = 0;
+  let bytes = 0;
   let warmUp = 0;
   try {
     for (let round = 0; round <= rounds; round++) {
@@ -240,13 +251,14 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
         spreadMs,
         token: subject.token,
       };
-      if (round === 1) [cpu, warmUp] = [threadCpuMs(), relayed()];
+      if (round === 1) [cpu, bytes, warmUp] = [threadCpuMs(), allocatedBytes(), relayed()];
       const results = await helper<ClientResult[]>({ ...task });
       if (round > 0) {
         timing.roundP99.push(quantile(record(timing, results, subject.deltas), 0.99));
       }
     }
     timing.cpuPerDelta = (threadCpuMs() - cpu) * 1000 / (relayed() - warmUp);
+    timing.bytesPerDelta = (allocatedBytes() - bytes) / (relayed() - warmUp);
   } finally {
     subject.close();
     stop.abort();
@@ -318,12 +330,14 @@ console.log(
   } deltas/s); provider, server and clients on three threads; ${ROUNDS} rounds after a warm-up`,
 );
 console.log(
-  "added per chunk: delta parsed at the server → chunk event at the client, ms; CPU: the server thread's, per delta relayed",
+  "added per chunk: delta parsed at the server → chunk event at the client, ms; CPU and bytes allocated: the server thread's, per delta relayed",
 );
 console.log(
   `${"".padEnd(20)}${"replies start".padEnd(22)}${"p50".padStart(8)}${"p99".padStart(8)}${
     "p99/round".padStart(12)
-  }${`p99 first ${OPENING}`.padStart(13)}${"p99 rest".padStart(10)}${"CPU/delta".padStart(11)}`,
+  }${`p99 first ${OPENING}`.padStart(13)}${"p99 rest".padStart(10)}${"CPU/delta".padStart(11)}${
+    "bytes/delta".padStart(13)
+  }`,
 );
 for (const { name, spread, timing } of cases) {
   const starts = spread ? `spread over ${spread} ms` : "together";
@@ -332,7 +346,9 @@ for (const { name, spread, timing } of cases) {
       ms(quantile(timing.added, 0.99))
     }${range(timing.roundP99)}${ms(quantile(timing.opening, 0.99)).padStart(13)}${
       ms(quantile(timing.later, 0.99)).padStart(10)
-    }${`${timing.cpuPerDelta.toFixed(0)} µs`.padStart(11)}`,
+    }${`${timing.cpuPerDelta.toFixed(0)} µs`.padStart(11)}${
+      `${(timing.bytesPerDelta / 1024).toFixed(1)} KiB`.padStart(13)
+    }`,
   );
 }
 for (const spread of [0, DELAY_MS]) {

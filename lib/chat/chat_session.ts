@@ -326,8 +326,9 @@ export class ChatSession {
         maxToolRounds: options.maxToolRounds,
         clock: options.clock,
         timers,
-        trace: (kind, data) =>
-          this.#trace(kind, { correlation_id: message.correlation_id, ...data }),
+        trace: options.trace
+          ? (kind, data) => this.#trace(kind, { correlation_id: message.correlation_id, ...data })
+          : undefined,
         onText: (text) => chunks.add(text),
       })
     ) {
@@ -399,6 +400,7 @@ export class ChatSession {
   }
 
   #checkCitations(content: string, hits: MemoryHit[], correlationId: string): void {
+    if (!this.#options.trace) return; // what it finds only goes to the trace
     const citations = checkCitations(content, new Set(hits.map((hit) => hit.id)));
     const unknown = citations.filter((citation) => !citation.valid).map((citation) => citation.id);
     if (citations.length) {
@@ -564,7 +566,7 @@ class ChunkCoalescer {
     }
     if (!this.#pending && !final) return;
     if (!this.#pending && final && this.sent === 0) return;
-    this.#buffer.emit("chunk", { content: this.#pending, final });
+    this.#buffer.chunk(this.#pending, final);
     this.sent++;
     this.#pending = "";
     this.#count = 0;

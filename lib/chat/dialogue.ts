@@ -73,12 +73,13 @@ const MAX_CALLS_PER_BLOCK = 16;
  * `STREAM_TIMEOUT`. Always ends with exactly one `done` whose `content` is all the
  * visible text of all rounds.
  */
-export async function* dialogue(
+export function dialogue(
   request: DialogueRequest,
   options: DialogueOptions,
 ): AsyncGenerator<DialogueEvent> {
-  using deadline = new ReplyDeadline(request, options.timers ?? systemTimers);
-  yield* new ReplyRun(request, options, deadline).run();
+  // One generator for the whole reply: each level of `yield*` is one more suspended
+  // generator, request and pair of await closures held while the reply streams.
+  return new ReplyRun(request, options).run();
 }
 
 /** How one model round's stream ended. */
@@ -90,7 +91,6 @@ type RoundOutcome =
 class ReplyRun {
   readonly #request: DialogueRequest;
   readonly #options: DialogueOptions;
-  readonly #deadline: ReplyDeadline;
   readonly #trace: DialogueTrace;
   readonly #clock: Clock;
   readonly #messages: LlmMessage[];
@@ -104,11 +104,9 @@ class ReplyRun {
   constructor(
     request: DialogueRequest,
     options: DialogueOptions,
-    deadline: ReplyDeadline,
   ) {
     this.#request = request;
     this.#options = options;
-    this.#deadline = deadline;
     this.#trace = options.trace ?? (() => {});
     this.#clock = options.clock ?? systemClock;
     this.#messages = [...request.messages];
@@ -117,11 +115,12 @@ class ReplyRun {
 
   /** Model rounds, each followed by its tool calls, until one needs none; then `done`. */
   async *run(): AsyncGenerator<DialogueEvent> {
+    using deadline = new ReplyDeadline(this.#request, this.#options.timers ?? systemTimers);
     const maxRounds = this.#options.maxToolRounds ?? 4;
     while (true) {
-      const round = yield* this.#streamRound();
+      const round = yield* this.#streamRound(deadline.signal);
       if (round.failed) {
-        if (yield* this.#recoverFrom(round.error, round.started)) continue;
+        if (yield* this.#recoverFrom(round.error, round.started, deadline)) continue;
         break;
       }
       yield* notesEvents(round.blocks);
@@ -151,7 +150,7 @@ class ReplyRun {
   }
 
   /** Streams one answer of the model, showing its visible text as it comes. */
-  async *#streamRound(): AsyncGenerator<DialogueEvent, RoundOutcome> {
+  async *#streamRound(signal: AbortSignal): AsyncGenerator<DialogueEvent, RoundOutcome> {
     const text = new RoundText(this.#options.onText);
     const started = this.#clock.now();
     this.#trace("llm_req", {
@@ -161,17 +160,15 @@ class ReplyRun {
       messages: this.#messages.length,
       tier: this.#request.tier,
     });
+    // Everything the model sent, markers included: its result's text, the deltas' concatenation.
+    let answer = "";
     try {
-      for await (const event of this.#model.stream(this.#modelRequest(text.push))) {
-        this.#tokensUsed += event.result.usage?.outputTokens ??
-          Math.ceil(event.result.text.length / 4);
+      for await (const event of this.#model.stream(this.#modelRequest(text.push, signal))) {
+        answer = event.result.text;
+        this.#tokensUsed += event.result.usage?.outputTokens ?? Math.ceil(answer.length / 4);
         yield* text.takeWaiting();
       }
-      this.#trace("llm_stream", {
-        round: this.#rounds,
-        deltas: text.deltas,
-        chars: text.answer.length,
-      });
+      this.#trace("llm_stream", { round: this.#rounds, deltas: text.deltas, chars: answer.length });
       this.#trace("llm_done", { round: this.#rounds, ms: this.#clock.now() - started });
     } catch (error) {
       yield* text.takeWaiting();
@@ -182,15 +179,15 @@ class ReplyRun {
     }
     const blocks = yield* text.end();
     this.#content += text.visible;
-    return { failed: false, answer: text.answer, blocks };
+    return { failed: false, answer, blocks };
   }
 
-  #modelRequest(onTextDelta: (text: string) => void) {
+  #modelRequest(onTextDelta: (text: string) => void, signal: AbortSignal) {
     return {
       system: this.#request.system,
       messages: this.#messages,
       maxTokens: Math.max(1, maxTokensForTier(this.#request.tier)),
-      signal: this.#deadline.signal,
+      signal,
       onTextDelta,
       // A reply never reads the provider's raw events; holding them all costs collections.
       keepRaw: false,
@@ -201,11 +198,15 @@ class ReplyRun {
    * Reports a failed stream. True when the reply goes on with the fallback model (once,
    * for an unavailable model); false when it ends: stopped, timed out or failed.
    */
-  *#recoverFrom(error: unknown, started: number): Generator<DialogueEvent, boolean> {
+  *#recoverFrom(
+    error: unknown,
+    started: number,
+    deadline: ReplyDeadline,
+  ): Generator<DialogueEvent, boolean> {
     if (this.#stopped()) return false;
     const round = this.#rounds;
     const ms = this.#clock.now() - started;
-    if (this.#deadline.timedOut) {
+    if (deadline.timedOut) {
       this.#trace("llm_done", { round, ms, error: "timeout" });
       yield {
         type: "error",
@@ -266,13 +267,14 @@ class ReplyRun {
  * goes to `onText` at once or waits to be yielded as `text` events.
  */
 class RoundText {
-  /** Everything the model sent, markers included. */
-  answer = "";
-  /** The visible part of it. */
-  visible = "";
   deltas = 0;
   readonly #markers = new MarkerStream();
   readonly #blocks: MarkerBlock[] = [];
+  /**
+   * The visible pieces, joined once the round ends: a pointer each while the reply runs,
+   * where adding each to a string would keep a 32-byte cons cell per delta alive.
+   */
+  readonly #visible: string[] = [];
   readonly #waiting: string[] = [];
   readonly #onText?: (text: string) => void;
 
@@ -280,16 +282,19 @@ class RoundText {
     this.#onText = onText;
   }
 
+  /** The visible part of what the model sent (so far). */
+  get visible(): string {
+    return this.#visible.join("");
+  }
+
   /** Takes one decoded piece of the stream (the model's `onTextDelta`). */
   push = (text: string): void => {
     this.deltas++;
-    this.answer += text;
-    const out = this.#markers.push(text);
-    if (out.blocks.length) this.#blocks.push(...out.blocks);
-    if (!out.visible) return;
-    this.visible += out.visible;
-    if (this.#onText) this.#onText(out.visible);
-    else this.#waiting.push(out.visible);
+    const visible = this.#markers.take(text, this.#blocks);
+    if (!visible) return;
+    this.#visible.push(visible);
+    if (this.#onText) this.#onText(visible);
+    else this.#waiting.push(visible);
   };
 
   /** Visible text waiting to be yielded. */
@@ -302,7 +307,7 @@ class RoundText {
     const tail = this.#markers.end();
     this.#blocks.push(...tail.blocks);
     if (tail.visible) {
-      this.visible += tail.visible;
+      this.#visible.push(tail.visible);
       yield { type: "text", text: tail.visible };
     }
     return this.#blocks;
@@ -311,7 +316,8 @@ class RoundText {
 
 /** A `notes` event per NOTES block, with the problems of its JSON and of its patch. */
 function* notesEvents(blocks: readonly MarkerBlock[]): Generator<DialogueEvent> {
-  for (const block of blocks.filter((block) => block.kind === "notes")) {
+  for (const block of blocks) {
+    if (block.kind !== "notes") continue;
     const { payload, problems } = parseBlock(block);
     const parsed = payload === undefined
       ? { problems }

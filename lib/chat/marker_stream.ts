@@ -54,23 +54,33 @@ export class MarkerStream {
   #overflow = false;
 
   push(chunk: string): MarkerStreamOutput {
+    const blocks: MarkerBlock[] = [];
+    const visible = this.take(chunk, blocks);
+    return { visible, blocks: blocks.length ? blocks : NO_BLOCKS };
+  }
+
+  /**
+   * `push` for a caller that keeps every block: returns the visible text and appends the
+   * blocks this chunk completed to `blocks`, with no output object per chunk.
+   */
+  take(chunk: string, blocks: MarkerBlock[]): string {
     // The common case, plain text with nothing held back: all of it is visible at once.
-    if (!this.#inside && !this.#pending && !chunk.includes(MARKER_START)) {
-      return { visible: chunk, blocks: NO_BLOCKS };
-    }
+    if (!this.#inside && !this.#pending && !chunk.includes(MARKER_START)) return chunk;
     this.#pending += chunk;
-    return this.#drain(false);
+    return this.#drain(false, blocks);
   }
 
   /** Flushes what was held back; an unterminated block is returned with `closed: false`. */
   end(): MarkerStreamOutput {
-    const output = this.#drain(true);
-    if (!this.#inside) return output;
-    const unclosed = { kind: this.#inside, payload: this.#payload + this.#pending, closed: false };
-    this.#pending = "";
-    this.#inside = undefined;
-    this.#payload = "";
-    return { visible: output.visible, blocks: [...output.blocks, unclosed] };
+    const blocks: MarkerBlock[] = [];
+    const visible = this.#drain(true, blocks);
+    if (this.#inside) {
+      blocks.push({ kind: this.#inside, payload: this.#payload + this.#pending, closed: false });
+      this.#pending = "";
+      this.#inside = undefined;
+      this.#payload = "";
+    }
+    return { visible, blocks: blocks.length ? blocks : NO_BLOCKS };
   }
 
   /** True when the last block overflowed `MAX_BLOCK_CHARS`. */
@@ -78,9 +88,9 @@ export class MarkerStream {
     return this.#overflow;
   }
 
-  #drain(final: boolean): MarkerStreamOutput {
+  /** Releases what `#pending` allows: returns the visible text, appends completed blocks. */
+  #drain(final: boolean, blocks: MarkerBlock[]): string {
     let visible = "";
-    const blocks: MarkerBlock[] = [];
     while (this.#pending.length) {
       if (this.#inside) {
         const end = MARKERS[this.#inside].end;
@@ -111,7 +121,7 @@ export class MarkerStream {
       this.#pending = this.#pending.slice(this.#pending.length - keep);
       break;
     }
-    return { visible, blocks: blocks.length ? blocks : NO_BLOCKS };
+    return visible;
   }
 
   #appendPayload(text: string): void {

@@ -30,22 +30,30 @@ export class ReplyBuffer {
 
   /** Appends an event with the next sequence and hands it to every listener. */
   emit(type: ChatEventType, payload: Record<string, unknown>): ChatEvent {
+    return this.#append(type, { ...payload, correlation_id: this.correlationId });
+  }
+
+  /**
+   * Appends a text `chunk` event: `emit("chunk", { content, final })` with its payload made
+   * whole at once rather than copied with the correlation id added, for the event a reply
+   * sends per delta and keeps for the life of the session.
+   */
+  chunk(content: string, final: boolean): ChatEvent {
+    return this.#append("chunk", { content, final, correlation_id: this.correlationId });
+  }
+
+  #append(type: ChatEventType, payload: Record<string, unknown>): ChatEvent {
     if (this.done) throw new Error("A reply emits nothing after done");
     const event: ChatEvent = {
       event_type: type,
-      payload: { ...payload, correlation_id: this.correlationId },
+      payload,
       sequence: this.events.length + 1,
       timestamp: this.#clock.now() / 1000,
     };
     this.events.push(event);
     if (type === "done") this.#done = true;
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A broken listener (a closed socket) must not break the reply.
-      }
-    }
+    // forEach with the event as `this`: no iterator and no closure per event.
+    this.#listeners.forEach(notify, event);
     return event;
   }
 
@@ -71,5 +79,14 @@ export class ReplyBuffer {
         }
       }, this.events.length);
     });
+  }
+}
+
+/** Hands `this` (an event) to one listener; a broken one (a closed socket) must not break the reply. */
+function notify(this: ChatEvent, listener: ReplyListener): void {
+  try {
+    listener(this);
+  } catch {
+    // ignored: listeners only observe
   }
 }

@@ -48,11 +48,17 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
+/** Every byte as two lowercase hex digits (made on first use, not at start-up). */
+let hexBytes: string[] | undefined;
+
 /** SHA-256 of a string (UTF-8) or bytes, as lowercase hex. */
 export function sha256Hex(data: string | Uint8Array): string {
-  let text = "";
-  for (const byte of sha256(data)) text += byte.toString(16).padStart(2, "0");
-  return text;
+  const digest = sha256(data);
+  hexBytes ??= Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+  // Joined once: a string grown byte by byte leaves a cons cell and two digit strings each.
+  const digits = new Array<string>(digest.length);
+  for (let index = 0; index < digest.length; index++) digits[index] = hexBytes[digest[index]];
+  return digits.join("");
 }
 
 /**

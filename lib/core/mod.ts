@@ -47,6 +47,7 @@ export {
   type ByteSource,
 } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
+export { Utf8ChunkDecoder } from "./utf8_chunk_decoder.ts";
 export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 export {
   CONFIG_VARIABLES,

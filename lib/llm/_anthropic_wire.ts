@@ -117,9 +117,9 @@ export const anthropicWire: Wire = {
     return { complete: false };
   },
 
-  onEvent(rawState, event, request) {
+  onEvent(rawState, event, request, deliver) {
     const state = rawState as AnthropicStreamState;
-    if (event.event === "ping") return { deltas: [] };
+    if (event.event === "ping") return false;
     const data = parseJsonEvent(event);
     const type = event.event === "message" ? String(data.type ?? "") : event.event;
     switch (type) {
@@ -137,20 +137,19 @@ export const anthropicWire: Wire = {
         state.inputTokens = numberOrUndefined(usage.input_tokens);
         state.outputTokens = numberOrUndefined(usage.output_tokens);
         state.usage = makeUsage(state.inputTokens, state.outputTokens);
-        return { deltas: [] };
+        return false;
       }
       case "content_block_delta": {
         const delta = asRecord(data.delta);
         if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text) {
-          return { deltas: [delta.text] };
-        }
-        if (
+          deliver(delta.text);
+        } else if (
           delta.type === "input_json_delta" && request.jsonSchema &&
           typeof delta.partial_json === "string" && delta.partial_json
         ) {
-          return { deltas: [delta.partial_json] };
+          deliver(delta.partial_json);
         }
-        return { deltas: [] };
+        return false;
       }
       case "message_delta": {
         const stop = asRecord(data.delta).stop_reason;
@@ -159,13 +158,13 @@ export const anthropicWire: Wire = {
         state.inputTokens = numberOrUndefined(usage.input_tokens) ?? state.inputTokens;
         state.outputTokens = numberOrUndefined(usage.output_tokens) ?? state.outputTokens;
         state.usage = makeUsage(state.inputTokens, state.outputTokens);
-        return { deltas: [] };
+        return false;
       }
       case "message_stop":
         state.complete = true;
-        return { deltas: [], done: true };
+        return true;
       default:
-        return { deltas: [] };
+        return false;
     }
   },
 

@@ -95,10 +95,9 @@ export const geminiWire: Wire = {
     return { complete: false };
   },
 
-  onEvent(state, event) {
+  onEvent(state, event, _request, deliver) {
     const chunk = parseJsonEvent(event);
     if (chunk.error !== undefined) throw errorOf(chunk);
-    const deltas: string[] = [];
     const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
     const blocked = asRecord(chunk.promptFeedback).blockReason;
     // A blocked prompt streams one chunk with the reason and no candidates: retrying the
@@ -109,7 +108,7 @@ export const geminiWire: Wire = {
     if (candidates.length > 0) {
       const candidate = asRecord(candidates[0]);
       const text = candidateText(candidate);
-      if (text) deltas.push(text);
+      if (text) deliver(text);
       if (typeof candidate.finishReason === "string") {
         state.finishReason = candidate.finishReason;
         // Gemini's stream has no end marker: a finish reason is its last word.
@@ -118,6 +117,6 @@ export const geminiWire: Wire = {
     }
     const usage = usageOf(chunk);
     if (usage) state.usage = usage;
-    return { deltas };
+    return false;
   },
 };

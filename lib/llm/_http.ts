@@ -21,6 +21,7 @@ import {
   formatBytes,
   systemTimers,
   type Timers,
+  Utf8ChunkDecoder,
 } from "../core/mod.ts";
 import { ProviderError } from "./provider_error.ts";
 import type { Timeouts } from "./types.ts";
@@ -51,14 +52,18 @@ export class HttpAttempt {
   #totalBy = Infinity;
   /** When the read in flight began; undefined while the consumer holds the body. */
   #readSince?: number;
-  #onCallerAbort = () => this.#controller.abort(this.#callerSignal?.reason);
+  #onCallerAbort = () => this.#abort(this.#callerSignal?.reason);
   #reader?: ByteReader;
+  /** Aborted (a limit, the caller) or disposed: nothing is watched or waited for any more. */
+  #over = false;
+  /** The body was read to its end: the fetch has nothing left to abort. */
+  #bodyRead = false;
   /**
-   * Rejects when the attempt is aborted (a limit or the caller). Raced against fetch, so
-   * the limits hold even for a fetch that ignores its signal; a body read is ended by
-   * cancelling the reader instead (see `#stop`).
+   * Rejects the `send` in progress: an abort (a limit or the caller) ends it even for a
+   * fetch that ignores its signal. A body read is ended by cancelling the reader instead
+   * (see `#stop`). Set only while `send` waits, so nothing of it outlives the headers.
    */
-  readonly #aborted: Promise<never>;
+  #rejectSend?: (reason: unknown) => void;
 
   constructor(
     timeouts: Timeouts,
@@ -73,21 +78,26 @@ export class HttpAttempt {
     this.#callerSignal = callerSignal;
     this.#redact = redact;
     callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
-    const signal = this.#controller.signal;
-    this.#aborted = new Promise<never>((_resolve, reject) => {
-      signal.addEventListener("abort", () => {
-        this.#disarm();
-        this.#stop();
-        reject(signal.reason);
-      }, { once: true });
-    });
-    this.#aborted.catch(() => {}); // raced in send(); never an unhandled rejection
+  }
+
+  /**
+   * Ends the attempt: nothing more is watched, waited for or read, then the fetch is
+   * aborted through its signal. Called rather than listening on that signal, one listener
+   * less per attempt; the work a first listener did runs before the signal's listeners.
+   */
+  #abort(reason: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#disarm();
+    this.#stop();
+    this.#rejectSend?.(reason);
+    this.#controller.abort(reason);
   }
 
   #expire(kind: TimeoutKind) {
     if (this.#timedOut) return;
     this.#timedOut = kind;
-    this.#controller.abort(new DOMException(`${kind} timeout`, "TimeoutError"));
+    this.#abort(new DOMException(`${kind} timeout`, "TimeoutError"));
   }
 
   /** The earliest deadline still live (Infinity if none). */
@@ -112,8 +122,8 @@ export class HttpAttempt {
   #arm(now: number) {
     this.#disarm();
     const deadline = this.#nextDeadline();
-    // An aborted attempt is over: nothing is left to watch.
-    if (deadline === Infinity || this.#controller.signal.aborted) return;
+    // An attempt that is over has nothing left to watch.
+    if (deadline === Infinity || this.#over) return;
     // At least 1 ms, so a deadline due now cannot spin the watchdog.
     this.#wakeAt = Math.max(deadline, now + 1);
     this.#watchdog = this.#timers.set(this.#onWatchdog, this.#wakeAt - now);
@@ -175,13 +185,14 @@ export class HttpAttempt {
     this.#arm(now);
     try {
       if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
-      return await Promise.race([
-        fetcher(url, { ...init, signal: this.#controller.signal }),
-        this.#aborted,
-      ]);
+      return await new Promise<Response>((resolve, reject) => {
+        this.#rejectSend = reject;
+        fetcher(url, { ...init, signal: this.#controller.signal }).then(resolve, reject);
+      });
     } catch (error) {
       throw this.#failure(error);
     } finally {
+      this.#rejectSend = undefined;
       // The watchdog is left set for the connect deadline: on waking it finds that deadline
       // gone and sleeps until the next. Re-arming here would set a timer for every attempt,
       // even one that is over before the connect deadline.
@@ -190,61 +201,152 @@ export class HttpAttempt {
   }
 
   /**
-   * The body's chunks, at most `limit` bytes in all: a declared Content-Length over the
-   * limit fails before reading, and counting stops the read as soon as it is passed.
-   * With `truncate`, reading just stops at the limit (for error bodies) instead of failing.
+   * Hands the body's chunks to `take` as each read completes, in the read's own step: no
+   * generator and no promise per chunk, where a token stream is thousands of reads a
+   * second. At most `limit` bytes in all: a declared Content-Length over the limit fails
+   * before reading, and counting stops the read as soon as it is passed; with `truncate`,
+   * reading just stops at the limit (for error bodies) instead of failing. A chunk is lent:
+   * it is valid until `take` returns. `take` returning true stops the read early; so does
+   * a throw, which rejects this. Resolves to whether `take` stopped it.
+   */
+  async readBody(
+    response: Response,
+    limit: number,
+    take: (chunk: Uint8Array) => boolean | void,
+    options: { truncate?: boolean } = {},
+  ): Promise<boolean> {
+    const over = this.#declaredOver(response, limit, options);
+    if (over) {
+      await cancelled(response);
+      throw over;
+    }
+    if (!response.body) return false;
+    // Nothing is awaited before the first read: its deadline begins in the caller's step.
+    const reader = this.#openBody(response.body, true);
+    let total = 0;
+    try {
+      while (true) {
+        let step: ReadableStreamReadResult<Uint8Array>;
+        try {
+          step = await this.#beginRead(reader);
+        } catch (error) {
+          throw this.#readFailed(error);
+        }
+        const chunk = this.#readDone(step);
+        if (!chunk) return false;
+        total += chunk.byteLength;
+        if (total > limit) {
+          return take(this.#withinLimit(chunk, total, limit, options, response)) === true;
+        }
+        if (take(chunk) === true) return true;
+      }
+    } finally {
+      await this.#closeBody(reader);
+    }
+  }
+
+  /**
+   * The body's chunks, pulled at the consumer's pace, under the same limits as `readBody`;
+   * each chunk is the consumer's to keep.
    */
   async *chunks(
     response: Response,
     limit: number,
     options: { truncate?: boolean } = {},
   ): AsyncGenerator<Uint8Array> {
-    const declared = Number(response.headers.get("content-length"));
-    if (!options.truncate && Number.isFinite(declared) && declared > limit) {
-      await response.body?.cancel().catch(() => {});
-      throw new ProviderError(
-        "bad_response",
-        `Response body is over the ${formatBytes(limit)} cap: Content-Length ${declared}`,
-        { status: response.status },
-      );
+    const over = this.#declaredOver(response, limit, options);
+    if (over) {
+      await cancelled(response);
+      throw over;
     }
     if (!response.body) return;
-    // One reused read buffer: a token stream is thousands of tiny reads a second.
-    const reader = byteReader(response.body);
-    this.#reader = reader;
+    // Nothing is awaited before the first read: its deadline begins in the caller's step.
+    const reader = this.#openBody(response.body, false);
     let total = 0;
     try {
       while (true) {
-        this.#readBegins();
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
-          step = await reader.read();
+          step = await this.#beginRead(reader);
         } catch (error) {
-          throw this.#failure(error);
-        } finally {
-          this.#readSince = undefined;
+          throw this.#readFailed(error);
         }
-        // A read ended by `#stop` looks like the end of the body: report why it stopped.
-        if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
-        if (step.done) return;
-        total += step.value.byteLength;
+        const chunk = this.#readDone(step);
+        if (!chunk) return;
+        total += chunk.byteLength;
         if (total > limit) {
-          if (options.truncate) {
-            yield step.value.subarray(0, step.value.byteLength - (total - limit));
-            return;
-          }
-          throw new ProviderError(
-            "bad_response",
-            `Response body is over the ${formatBytes(limit)} cap: more than ${limit} bytes`,
-            { status: response.status },
-          );
+          yield this.#withinLimit(chunk, total, limit, options, response);
+          return;
         }
-        yield step.value;
+        yield chunk;
       }
     } finally {
-      this.#reader = undefined;
-      await reader.cancel().catch(() => {});
+      await this.#closeBody(reader);
     }
+  }
+
+  /** The cap's error for a declared Content-Length over `limit` (none with `truncate`). */
+  #declaredOver(
+    response: Response,
+    limit: number,
+    options: { truncate?: boolean },
+  ): ProviderError | undefined {
+    const declared = Number(response.headers.get("content-length"));
+    if (options.truncate || !Number.isFinite(declared) || declared <= limit) return undefined;
+    return new ProviderError(
+      "bad_response",
+      `Response body is over the ${formatBytes(limit)} cap: Content-Length ${declared}`,
+      { status: response.status },
+    );
+  }
+
+  /** A reader of the body through one reused buffer: a token stream is thousands of reads. */
+  #openBody(body: ReadableStream<Uint8Array>, lend: boolean): ByteReader {
+    this.#reader = byteReader(body, { lend });
+    return this.#reader;
+  }
+
+  async #closeBody(reader: ByteReader): Promise<void> {
+    this.#reader = undefined;
+    await reader.cancel().catch(() => {});
+  }
+
+  /** Begins one read of the body; `#readDone` or `#readFailed` ends it. */
+  #beginRead(reader: ByteReader): Promise<ReadableStreamReadResult<Uint8Array>> {
+    this.#readBegins();
+    return reader.read();
+  }
+
+  /** What a failed read throws. */
+  #readFailed(error: unknown): ProviderError | CallerAbort {
+    this.#readSince = undefined;
+    return this.#failure(error);
+  }
+
+  /** A read's chunk, or undefined at the end of the body. */
+  #readDone(step: ReadableStreamReadResult<Uint8Array>): Uint8Array | undefined {
+    this.#readSince = undefined;
+    // A read ended by `#stop` looks like the end of the body: report why it stopped.
+    if (this.#controller.signal.aborted) throw this.#failure(this.#controller.signal.reason);
+    if (!step.done) return step.value;
+    this.#bodyRead = true;
+    return undefined;
+  }
+
+  /** The part of the chunk within `limit`, which it passes (`truncate`), or the cap's error. */
+  #withinLimit(
+    chunk: Uint8Array,
+    total: number,
+    limit: number,
+    options: { truncate?: boolean },
+    response: Response,
+  ): Uint8Array {
+    if (options.truncate) return chunk.subarray(0, chunk.byteLength - (total - limit));
+    throw new ProviderError(
+      "bad_response",
+      `Response body is over the ${formatBytes(limit)} cap: more than ${limit} bytes`,
+      { status: response.status },
+    );
   }
 
   /** The whole body as text, under the cap. */
@@ -253,19 +355,29 @@ export class HttpAttempt {
     limit: number,
     options: { truncate?: boolean } = {},
   ): Promise<string> {
-    const decoder = new TextDecoder();
+    const decoder = new Utf8ChunkDecoder();
     let text = "";
-    for await (const chunk of this.chunks(response, limit, options)) {
-      text += decoder.decode(chunk, { stream: true });
-    }
-    return text + decoder.decode();
+    await this.readBody(response, limit, (chunk) => {
+      text += decoder.decode(chunk);
+    }, options);
+    return text + decoder.end();
   }
 
-  /** Clears the watchdog and releases the caller's signal; cancels an unread body. */
+  /**
+   * Clears the watchdog and releases the caller's signal; cancels an unread body and aborts
+   * the fetch, unless its body was read to the end (then aborting it would only dispatch an
+   * event to listeners with nothing left to do).
+   */
   dispose(): void {
     this.#disarm();
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
     this.#reader?.cancel().catch(() => {});
-    if (!this.#controller.signal.aborted) this.#controller.abort(DISPOSED);
+    if (this.#bodyRead) this.#over = true;
+    else this.#abort(DISPOSED);
   }
+}
+
+/** Resolves once the response's body (if any) is cancelled, whether or not that failed. */
+function cancelled(response: Response): Promise<void> {
+  return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
 }

@@ -102,10 +102,10 @@ export const openAiWire: Wire = {
     return { complete: false };
   },
 
-  onEvent(state, event) {
+  onEvent(state, event, _request, deliver) {
     if (event.data.trim() === "[DONE]") {
       state.complete = true;
-      return { deltas: [], done: true };
+      return true;
     }
     const chunk = parseJsonEvent(event);
     if (chunk.error !== undefined) {
@@ -118,13 +118,12 @@ export const openAiWire: Wire = {
         }`,
       );
     }
-    const deltas: string[] = [];
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     for (const item of choices) {
       const choice = asRecord(item);
       if (choice.index !== undefined && choice.index !== 0) continue;
       const content = asRecord(choice.delta).content;
-      if (typeof content === "string" && content !== "") deltas.push(content);
+      if (typeof content === "string" && content !== "") deliver(content);
       if (typeof choice.finish_reason === "string") state.finishReason = choice.finish_reason;
     }
     if (chunk.usage && typeof chunk.usage === "object") {
@@ -135,6 +134,6 @@ export const openAiWire: Wire = {
         numberOrUndefined(usage.total_tokens),
       );
     }
-    return { deltas };
+    return false;
   },
 };

@@ -19,13 +19,6 @@ export interface WireAnswer {
   finishReason?: string;
 }
 
-/** What one SSE event contributed. */
-export interface StreamStep {
-  deltas: string[];
-  /** The provider's end marker (`[DONE]`, `message_stop`). */
-  done?: boolean;
-}
-
 export interface StreamState {
   usage?: Usage;
   finishReason?: string;
@@ -37,8 +30,17 @@ export interface Wire {
   buildRequest(config: ModelConfig, request: GenerateRequest, stream: boolean): WireRequest;
   parseAnswer(body: unknown, request: GenerateRequest): WireAnswer;
   newStreamState(): StreamState;
-  /** Throws `ProviderError` for an error event inside the stream. */
-  onEvent(state: StreamState, event: SseEvent, request: GenerateRequest): StreamStep;
+  /**
+   * Reads one SSE event: hands its text deltas to `deliver`, in order, and returns true
+   * for the provider's end marker (`[DONE]`, `message_stop`). Throws `ProviderError` for
+   * an error event inside the stream.
+   */
+  onEvent(
+    state: StreamState,
+    event: SseEvent,
+    request: GenerateRequest,
+    deliver: (delta: string) => void,
+  ): boolean;
   /** A streamed JSON answer as the caller asked for it (Anthropic unwraps `{ value }`). */
   unwrapStreamJson?(request: GenerateRequest, json: unknown): unknown;
 }
@@ -49,10 +51,18 @@ export const endpointUrl: (endpoint: string, path: string) => string = joinEndpo
 /** The endpoint's path without its query. */
 export const endpointPath: (endpoint: string) => string = endpointPathOf;
 
+/** Throws unless the request has a turn to answer: a prompt, or a message that is not system. */
+function requireTurn(request: GenerateRequest): void {
+  const hasPrompt = request.prompt !== undefined && request.prompt !== "";
+  if (hasPrompt || (request.messages ?? []).some((message) => message.role !== "system")) return;
+  throw new ProviderError("bad_request", "Request has no prompt or user message");
+}
+
 /** The system text and the conversation, with `prompt` appended as the last user turn. */
 export function conversationOf(
   request: GenerateRequest,
 ): { system?: string; turns: { role: "user" | "assistant"; content: string }[] } {
+  requireTurn(request);
   const systemParts: string[] = [];
   if (request.system) systemParts.push(request.system);
   const turns: { role: "user" | "assistant"; content: string }[] = [];
@@ -63,15 +73,12 @@ export function conversationOf(
   if (request.prompt !== undefined && request.prompt !== "") {
     turns.push({ role: "user", content: request.prompt });
   }
-  if (turns.length === 0) {
-    throw new ProviderError("bad_request", "Request has no prompt or user message");
-  }
   return { system: systemParts.length ? systemParts.join("\n\n") : undefined, turns };
 }
 
 /** OpenAI keeps system messages in place; the request's `system` goes first. */
 export function openAiMessages(request: GenerateRequest): ChatMessage[] {
-  conversationOf(request); // the same "no prompt" check for every provider
+  requireTurn(request); // the same check as every provider's, without building their turns
   const messages: ChatMessage[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
   messages.push(...(request.messages ?? []));

@@ -9,6 +9,7 @@ import {
   responseHash,
   systemClock,
   utf8ByteLength,
+  Utf8ChunkDecoder,
 } from "../core/mod.ts";
 import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { anthropicWire } from "./_anthropic_wire.ts";
@@ -300,16 +301,20 @@ class HttpLanguageModel implements LanguageModel {
       this.#debug(`llm ${this.provider} POST ${prepared.url} (stream) attempt ${attempt}`);
       const http = new HttpAttempt(prepared.timeouts, request.signal, this.#redact);
       const progress = { delivered: 0 };
-      let delay: number;
+      let result: GenerateResult | undefined;
+      let delay = 0;
       try {
-        yield* this.#streamAttempt(http, prepared, request, attempt, progress);
-        return;
+        result = await this.#streamAttempt(http, prepared, request, attempt, progress);
       } catch (thrown) {
         const error = afterDeltas(thrown, progress.delivered);
         const retry = progress.delivered === 0;
         delay = this.#afterFailure(error, attempt, attemptErrors, retry, request.traceId);
       } finally {
         http.dispose();
+      }
+      if (result) {
+        yield { type: "finish", result };
+        return;
       }
       await this.#clock.sleep(delay, request.signal);
     }
@@ -333,24 +338,20 @@ class HttpLanguageModel implements LanguageModel {
   }
 
   /** One attempt: text deltas to `onTextDelta` as they arrive, then the finished result. */
-  async *#streamAttempt(
+  async #streamAttempt(
     http: HttpAttempt,
     prepared: Prepared,
     request: StreamRequest,
     attempt: number,
     progress: { delivered: number },
-  ): AsyncGenerator<StreamEvent> {
+  ): Promise<GenerateResult> {
     const response = await this.#openStream(http, prepared);
     const status = response.status;
     const state = this.#wire.newStreamState();
-    const answer = { text: "", bytes: 0, raw: [] as string[] };
+    // The answer's pieces, joined once at the end: one pointer each while the stream runs,
+    // where adding each to a string would keep a 32-byte cons cell per delta alive.
+    const answer = { pieces: [] as string[], bytes: 0, raw: [] as string[] };
     const keepRaw = request.keepRaw !== false;
-    const take = (event: SseEvent, cut: boolean): boolean => {
-      if (keepRaw) answer.raw.push(event.data);
-      const step = this.#streamStep(state, event, cut, request, status);
-      for (const delta of step.deltas) deliver(delta);
-      return step.done === true;
-    };
     const deliver = (delta: string) => {
       answer.bytes += utf8ByteLength(delta);
       if (answer.bytes > RESPONSE_BODY_LIMIT) {
@@ -360,83 +361,104 @@ class HttpLanguageModel implements LanguageModel {
           { status },
         );
       }
-      answer.text += delta;
+      answer.pieces.push(delta);
       progress.delivered++;
       request.onTextDelta(delta);
     };
+    const take = (event: SseEvent, cut: boolean): boolean => {
+      if (keepRaw) answer.raw.push(event.data);
+      return this.#streamStep(state, event, cut, request, status, deliver);
+    };
     // In order, one at a time: deltas before an error event in the same read still arrive.
-    await readSse(http.chunks(response, STREAM_BODY_LIMIT), status, take);
+    const events = new SseReading(status, take);
+    if (!await http.readBody(response, STREAM_BODY_LIMIT, events.chunk)) events.end();
     if (!state.complete) {
       throw new ProviderError("network_error", "Stream ended before the provider's end marker", {
         status,
       });
     }
+    const text = answer.pieces.join("");
     let json: unknown;
     if (request.jsonSchema) {
-      const parsed = checkJsonAnswer(request, answer.text);
+      const parsed = checkJsonAnswer(request, text);
       json = this.#wire.unwrapStreamJson ? this.#wire.unwrapStreamJson(request, parsed) : parsed;
     }
     const { usage, finishReason } = state;
     const raw = answer.raw.join("\n");
-    const result = this.#result(
-      request,
-      { text: answer.text, json, raw, usage, finishReason },
-      attempt,
-    );
-    yield { type: "finish", result };
+    return this.#result(request, { text, json, raw, usage, finishReason }, attempt);
   }
 
-  /** The wire's reading of one event; a broken event the stream ended inside is a cut. */
+  /**
+   * The wire's reading of one event, its deltas handed to `deliver`; true at the provider's
+   * end marker. A broken event the stream ended inside (`cut`) is a cut, not a bad response,
+   * and none of its deltas is delivered.
+   */
   #streamStep(
     state: ReturnType<Wire["newStreamState"]>,
     event: SseEvent,
     cut: boolean,
     request: GenerateRequest,
     status: number,
-  ) {
+    deliver: (delta: string) => void,
+  ): boolean {
+    if (!cut) return this.#wire.onEvent(state, event, request, deliver);
+    const deltas: string[] = [];
+    let done: boolean;
     try {
-      return this.#wire.onEvent(state, event, request);
+      done = this.#wire.onEvent(state, event, request, (delta) => deltas.push(delta));
     } catch (error) {
-      if (cut && error instanceof ProviderError && error.reason === "bad_response") {
+      if (error instanceof ProviderError && error.reason === "bad_response") {
         throw new ProviderError("network_error", "Stream ended in the middle of an event", {
           status,
         });
       }
       throw error;
     }
+    for (const delta of deltas) deliver(delta);
+    return done;
   }
 }
 
 /**
  * Hands the server-sent events of a body to `take`, in order, as each read completes them
- * (in the same step as the read: a token stream is thousands of reads a second); `cut` marks
- * one the stream ended inside (no blank line after it). Stops reading when `take` returns
- * true. An event growing past the response cap is refused while it grows.
+ * (`chunk` is `readBody`'s callback: in the same step as the read, where a token stream is
+ * thousands of reads a second); `cut` marks one the stream ended inside (no blank line
+ * after it). Asks to stop reading once `take` returns true. An event growing past the
+ * response cap is refused while it grows.
  */
-async function readSse(
-  source: AsyncIterable<Uint8Array>,
-  status: number,
-  take: (event: SseEvent, cut: boolean) => boolean,
-): Promise<void> {
-  const parser = new SseParser();
-  const decoder = new TextDecoder();
-  const takeAll = (events: SseEvent[], cut: boolean): boolean => {
-    for (const event of events) {
-      if (event.data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
-      if (take(event, cut)) return true;
-    }
+class SseReading {
+  readonly #parser = new SseParser();
+  readonly #decoder = new Utf8ChunkDecoder();
+  readonly #status: number;
+  readonly #take: (event: SseEvent, cut: boolean) => boolean;
+
+  constructor(status: number, take: (event: SseEvent, cut: boolean) => boolean) {
+    this.#status = status;
+    this.#take = take;
+  }
+
+  /** One chunk of the body; true once `take` asked to stop. */
+  chunk = (bytes: Uint8Array): boolean => {
+    const text = this.#decoder.decode(bytes);
+    if (this.#takeAll(this.#parser.push(text), false)) return true;
+    if (this.#parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(this.#status);
     return false;
   };
-  for await (const chunk of source) {
-    if (takeAll(parser.push(decoder.decode(chunk, DECODE_STREAM)), false)) return;
-    if (parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(status);
-  }
-  if (takeAll(parser.push(decoder.decode()), false)) return;
-  takeAll(parser.end(), true);
-}
 
-/** Decoder options for a chunk of a longer body (made once, not per read). */
-const DECODE_STREAM = { stream: true } as const;
+  /** The body ended (unless `take` stopped it): what the decoder and the parser held. */
+  end(): void {
+    if (this.#takeAll(this.#parser.push(this.#decoder.end()), false)) return;
+    this.#takeAll(this.#parser.end(), true);
+  }
+
+  #takeAll(events: readonly SseEvent[], cut: boolean): boolean {
+    for (let i = 0; i < events.length; i++) {
+      if (events[i].data.length > RESPONSE_BODY_LIMIT) throw eventTooLarge(this.#status);
+      if (this.#take(events[i], cut)) return true;
+    }
+    return false;
+  }
+}
 
 function eventTooLarge(status: number): ProviderError {
   return new ProviderError(

@@ -1,3 +1,5 @@
+import { Utf8ChunkDecoder } from "../core/mod.ts";
+
 /** One server-sent event (WHATWG HTML §9.2). `event` is "message" when the server named none. */
 export interface SseEvent {
   event: string;
@@ -6,17 +8,26 @@ export interface SseEvent {
   retry?: number;
 }
 
+const LF = 0x0a;
+const COLON = 0x3a;
+const SPACE = 0x20;
+/** What a chunk that completes no event returns: shared, never changed. */
+const NO_EVENTS: readonly SseEvent[] = Object.freeze([]);
+
 /**
  * Incremental server-sent events parser: feed text in chunks split anywhere (even inside
  * a CRLF), get the complete events. Handles `event:`, multi-line `data:`, `id:`,
- * `retry:`, comments (`:`), and LF, CR or CRLF line ends.
+ * `retry:`, comments (`:`), and LF, CR or CRLF line ends. A token stream is thousands of
+ * one-event chunks a second: a line is read in place (its field compared where it stands,
+ * only its value cut out), and a chunk completing no event allocates nothing.
  */
 export class SseParser {
   #buffer = "";
   #skipLeadingLf = false;
   #started = false;
   #event = "";
-  #data: string[] = [];
+  /** The event's data lines joined so far; undefined before its first. */
+  #data: string | undefined;
   #dataLength = 0;
   #id?: string;
   #retry?: number;
@@ -27,50 +38,52 @@ export class SseParser {
   }
 
   /** Parses one chunk; returns the events it completed. */
-  push(chunk: string): SseEvent[] {
+  push(chunk: string): readonly SseEvent[] {
     // Nothing new: return before the pending-CRLF flag below is cleared.
-    if (chunk === "") return [];
+    if (chunk === "") return NO_EVENTS;
     let text = chunk;
-    if (!this.#started && text.length > 0) {
+    if (!this.#started) {
       this.#started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    if (this.#skipLeadingLf && text.startsWith("\n")) text = text.slice(1);
+    if (this.#skipLeadingLf && text.charCodeAt(0) === LF) text = text.slice(1);
     this.#skipLeadingLf = false;
-    this.#buffer += text;
-    const events: SseEvent[] = [];
+    const buffer = this.#buffer + text;
+    let events: SseEvent[] | undefined;
     let start = 0;
-    while (start < this.#buffer.length) {
-      const cr = this.#buffer.indexOf("\r", start);
-      const lf = this.#buffer.indexOf("\n", start);
-      let end: number;
+    // Where the next CR and LF are (-1: none left); looked for again only once passed.
+    let cr = -2;
+    let lf = -2;
+    while (start < buffer.length) {
+      if (cr !== -1 && cr < start) cr = buffer.indexOf("\r", start);
+      if (lf !== -1 && lf < start) lf = buffer.indexOf("\n", start);
       if (cr === -1 && lf === -1) break;
-      else if (cr === -1) end = lf;
-      else if (lf === -1) end = cr;
-      else end = Math.min(cr, lf);
-      const line = this.#buffer.slice(start, end);
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
       let next = end + 1;
-      if (this.#buffer[end] === "\r") {
-        if (end + 1 < this.#buffer.length) {
-          if (this.#buffer[end + 1] === "\n") next = end + 2;
+      if (end === cr) {
+        if (end + 1 < buffer.length) {
+          if (buffer.charCodeAt(end + 1) === LF) next = end + 2;
         } else {
           // The LF of this CRLF may come with the next chunk.
           this.#skipLeadingLf = true;
         }
       }
-      const event = this.#line(line);
-      if (event) events.push(event);
+      const event = this.#line(buffer, start, end);
+      if (event) {
+        if (events) events.push(event);
+        else events = [event];
+      }
       start = next;
     }
-    this.#buffer = this.#buffer.slice(start);
-    return events;
+    this.#buffer = start === 0 ? buffer : buffer.slice(start);
+    return events ?? NO_EVENTS;
   }
 
   /** Ends the stream: an unterminated last event is still delivered when it has data. */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
     if (this.#buffer.length > 0) {
-      const event = this.#line(this.#buffer);
+      const event = this.#line(this.#buffer, 0, this.#buffer.length);
       this.#buffer = "";
       if (event) events.push(event);
     }
@@ -79,33 +92,50 @@ export class SseParser {
     return events;
   }
 
-  #line(line: string): SseEvent | undefined {
-    if (line === "") return this.#dispatch();
-    if (line.startsWith(":")) return undefined;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "event") this.#event = value;
-    else if (field === "data") {
-      this.#data.push(value);
-      this.#dataLength += value.length + 1;
-    } else if (field === "id" && !value.includes("\0")) this.#id = value;
-    else if (field === "retry" && /^\d+$/.test(value)) this.#retry = Number(value);
+  /** The line `text[start, end)`: a field, a comment, or (empty) the end of an event. */
+  #line(text: string, start: number, end: number): SseEvent | undefined {
+    if (start === end) return this.#dispatch();
+    if (text.charCodeAt(start) === COLON) return undefined;
+    let colon = start;
+    while (colon < end && text.charCodeAt(colon) !== COLON) colon++;
+    let from = Math.min(colon + 1, end);
+    if (from < end && text.charCodeAt(from) === SPACE) from++;
+    const field = colon - start;
+    if (isField(text, start, field, "data")) this.#addData(text.slice(from, end));
+    else if (isField(text, start, field, "event")) this.#event = text.slice(from, end);
+    else if (isField(text, start, field, "id")) {
+      const id = text.slice(from, end);
+      if (!id.includes("\0")) this.#id = id;
+    } else if (isField(text, start, field, "retry")) {
+      const retry = text.slice(from, end);
+      if (/^\d+$/.test(retry)) this.#retry = Number(retry);
+    }
     return undefined;
   }
 
+  #addData(value: string): void {
+    this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+    this.#dataLength += value.length + 1;
+  }
+
   #dispatch(): SseEvent | undefined {
-    const hasData = this.#data.length > 0;
-    const event: SseEvent = { event: this.#event || "message", data: this.#data.join("\n") };
-    if (this.#id !== undefined) event.id = this.#id;
-    if (this.#retry !== undefined) event.retry = this.#retry;
+    let event: SseEvent | undefined;
+    if (this.#data !== undefined) {
+      event = { event: this.#event || "message", data: this.#data };
+      if (this.#id !== undefined) event.id = this.#id;
+      if (this.#retry !== undefined) event.retry = this.#retry;
+    }
     this.#event = "";
-    this.#data = [];
+    this.#data = undefined;
     this.#dataLength = 0;
     this.#retry = undefined;
-    return hasData ? event : undefined;
+    return event;
   }
+}
+
+/** Whether the `length` characters of `text` at `start` are the field `name`. */
+function isField(text: string, start: number, length: number, name: string): boolean {
+  return length === name.length && text.startsWith(name, start);
 }
 
 /** Server-sent events from a byte or text stream (UTF-8 split across chunks is fine). */
@@ -113,11 +143,10 @@ export async function* parseSse(
   source: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
-  const decoder = new TextDecoder();
+  const decoder = new Utf8ChunkDecoder();
   for await (const chunk of source) {
-    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    yield* parser.push(text);
+    yield* parser.push(typeof chunk === "string" ? chunk : decoder.decode(chunk));
   }
-  yield* parser.push(decoder.decode());
+  yield* parser.push(decoder.end());
   yield* parser.end();
 }
