@@ -7,7 +7,6 @@ import {
   startTimer,
   SynError,
 } from "../core/mod.ts";
-import { detectBubblewrap } from "./bubblewrap.ts";
 import { sandboxNetHosts, systemResolveHost } from "./_url_policy.ts";
 import { baselineRegistry } from "./baseline_tools.ts";
 import {
@@ -19,7 +18,7 @@ import {
 import type { HttpCache } from "./http_cache_port.ts";
 import { openHttpCache } from "./open_http_cache.ts";
 import { permissionsKey, Sandbox, type SandboxPermissions } from "./sandbox.ts";
-import { DEFAULT_SHELL_ALLOW, shellRunPermissions } from "./shell_exec.ts";
+import { DEFAULT_SHELL_ALLOW, detectBubblewrap, shellRunPermissions } from "./shell_exec.ts";
 import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import { argsValidator, type ToolRegistry } from "./tool_registry.ts";
