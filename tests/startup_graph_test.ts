@@ -107,6 +107,7 @@ Deno.test("validate, diff and the validator child (mcp-serve --stdio) load no no
     "lib/schema/_embedded_validators.js",
     "lib/schema/_embedded_formats.js",
     "lib/schema/_precompiled_service_schemas.js",
+    "lib/schema/_precompiled_tool_schemas.js",
     "lib/schema/_precompiled_schemas.js",
   ];
   for (const command of ["validate", "diff", "mcp_serve"]) {
@@ -147,7 +148,7 @@ const TOOLS_READ_ROOTS = [
   "main.ts",
   "lib/cli/tools.ts",
   "lib/schema/_precompiled_service_schemas.js",
-  "lib/schema/_precompiled_schemas.js",
+  "lib/schema/_precompiled_tool_schemas.js",
 ];
 
 Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {
