@@ -173,13 +173,13 @@ export class ToolSession {
     const started = performance.now();
     const eventId = crypto.randomUUID();
     const call = callShape(raw);
-    await this.#emit("tool_start", {
+    await this.#emit("tool_start", () => ({
       event_id: eventId,
       session_id: this.sessionId,
       call_id: call.id,
       tool_id: call.tool,
       input_params: this.#redact(call.args),
-    });
+    }));
     let result: ToolResult;
     try {
       const output = await this.#execute(call);
@@ -187,7 +187,7 @@ export class ToolSession {
     } catch (error) {
       result = { id: call.id, tool: call.tool, ok: false, output: null, error: toToolError(error) };
     }
-    await this.#emit("tool_done", {
+    await this.#emit("tool_done", () => ({
       event_id: eventId,
       session_id: this.sessionId,
       call_id: call.id,
@@ -197,7 +197,7 @@ export class ToolSession {
       outcome: toolOutcome(result),
       error_code: result.error?.code ?? null,
       latency_ms: Math.max(0, Math.round(performance.now() - started)),
-    });
+    }));
     return result;
   }
 
@@ -312,12 +312,21 @@ export class ToolSession {
     );
   }
 
-  async #emit(kind: "tool_start" | "tool_done", data: Record<string, unknown>): Promise<void> {
+  /**
+   * One trace event. Its data (redacted copies of the arguments, the output summary) is
+   * made only when there is a sink; if making it fails, the event is not written, as when
+   * the sink fails.
+   */
+  async #emit(
+    kind: "tool_start" | "tool_done",
+    data: () => Record<string, unknown>,
+  ): Promise<void> {
     const sink = this.#options.trace;
     if (!sink) return;
     const nowMs = (this.#options.now ?? Date.now)();
     try {
-      await sink({ ts: nowMs / 1000, kind, data: { ...data, ts: new Date(nowMs).toISOString() } });
+      const event = { ...data(), ts: new Date(nowMs).toISOString() };
+      await sink({ ts: nowMs / 1000, kind, data: event });
     } catch {
       // A failing trace sink must not fail the call.
     }
