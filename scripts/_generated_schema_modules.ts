@@ -30,28 +30,30 @@ export interface GeneratedModule {
 const RUN_TIME_RECORDS = ["synthesized-tool.schema.json", "tool-event.schema.json"];
 
 /**
- * The self-contained schemas `compileJsonSchema` meets when a command starts, in two
- * modules: the validator service's tool arguments on their own (the first request of every
- * `mcp-serve`, `generate`'s child included, then loads a few KB instead of the whole table),
- * and the baseline tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`)
- * with the run-time record schemas.
+ * The self-contained schemas `compileJsonSchema` meets when a command starts, in three
+ * modules, each loaded only when the ones before it lack the schema: the validator
+ * service's tool arguments (the first request of every `mcp-serve`, `generate`'s child
+ * included), the baseline tools' arguments (every `syn tools run`, every chat,
+ * `mcp-serve --tools`: a few KB, where the record validators are ~70), and the run-time
+ * record schemas.
  */
 function serviceStartSchemas(): Record<string, unknown>[] {
   return toolParameterSchemas();
 }
 
 function toolStartSchemas(): Record<string, unknown>[] {
-  const records = readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
-  return [
-    ...BASELINE_TOOLS.map((tool) => tool.argsSchema),
-    ...records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
-      .map((file) => JSON.parse(file.text)),
-  ];
+  return BASELINE_TOOLS.map((tool) => tool.argsSchema);
 }
 
-/** Every schema of both precompiled modules. */
+function recordSchemas(): Record<string, unknown>[] {
+  const records = readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
+  return records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
+    .map((file) => JSON.parse(file.text));
+}
+
+/** Every schema of the precompiled modules. */
 export function startPathSchemas(): Record<string, unknown>[] {
-  return [...serviceStartSchemas(), ...toolStartSchemas()];
+  return [...serviceStartSchemas(), ...toolStartSchemas(), ...recordSchemas()];
 }
 
 /** The installed ajv-formats `dist/formats.js`, found through `deno info`, and its name. */
@@ -93,8 +95,12 @@ export async function generatedSchemaModules(): Promise<GeneratedModule[]> {
       source: await precompiledSchemasSource(serviceStartSchemas()),
     },
     {
-      path: "lib/schema/_precompiled_schemas.js",
+      path: "lib/schema/_precompiled_tool_schemas.js",
       source: await precompiledSchemasSource(toolStartSchemas()),
+    },
+    {
+      path: "lib/schema/_precompiled_schemas.js",
+      source: await precompiledSchemasSource(recordSchemas()),
     },
   ];
 }

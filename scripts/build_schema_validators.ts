@@ -2,7 +2,8 @@
  * Regenerates the validator modules of `lib/schema/` ahead of time: the asset schema set
  * (`_embedded_validators.js`, from `schemas/*.schema.json`), the self-contained schemas
  * start paths compile (`_precompiled_service_schemas.js`: the validator service's arguments;
- * `_precompiled_schemas.js`: the tools' arguments, `schemas/records/`) and
+ * `_precompiled_tool_schemas.js`: the tools' arguments; `_precompiled_schemas.js`:
+ * `schemas/records/`) and
  * ajv-formats' formats (`_embedded_formats.js`):
  *
  *   deno run -A scripts/build_schema_validators.ts          # write the modules

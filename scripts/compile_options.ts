@@ -32,10 +32,17 @@ export const EMBEDDED: readonly string[] = [
   "lib/mcp/mcp_bridge.ts",
   "lib/mcp/mcp_http_server.ts",
   "lib/mcp/tools_mcp_server.ts",
-  // Each command is imported by a computed specifier (see lib/cli/commands.ts), and so is
-  // generate's body, loaded once its validator child is started.
+  // The tools' implementations a call loads when it first needs them (lib/tools/shell_exec.ts).
+  "lib/tools/_shell_exec_run.ts",
+  "lib/tools/_http_get_run.ts",
+  "lib/tools/bubblewrap.ts",
+  "lib/tools/sqlite_http_cache.ts",
+  "lib/tools/_write_inside.ts",
+  // Each command is imported by a computed specifier (see lib/cli/commands.ts), and so are
+  // generate's body, loaded once its validator child is started, and mcp-serve's tools.
   ...COMMAND_FILES,
   "lib/cli/_generate_run.ts",
+  "lib/cli/_mcp_serve_tools.ts",
 ];
 
 /** `deno compile --target` values. */

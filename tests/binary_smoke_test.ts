@@ -12,9 +12,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BINARY_PERMISSIONS } from "../scripts/compile_options.ts";
+import { BINARY_PERMISSIONS, EMBEDDED } from "../scripts/compile_options.ts";
 import { findChromium } from "../lib/preview/mod.ts";
 import { runCommand } from "./fakes/cli_io.ts";
+import { CHILD_TIMEOUT_MS, childEnv } from "./fakes/child_env.ts";
 
 const root = new URL("../", import.meta.url);
 const version = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).version;
@@ -122,4 +123,85 @@ Deno.test({
   name: "the built binary: version, validate, mcp-serve, generate, tools and preview",
   ignore: !BINARY,
   fn: () => smoke([BINARY!]),
+});
+
+/** `new URL("./x.ts", import.meta.url)`: a module loaded by URL at run time (import or worker). */
+const LOADED_BY_URL = /new URL\(\s*"(\.\.?\/[^"]+\.(?:ts|js))"\s*,\s*import\.meta\.url\s*\)/g;
+
+/** The modules `lib/` loads by URL (computed `import()` specifiers, workers), from the root. */
+function modulesLoadedByUrl(): string[] {
+  const found = new Set<string>();
+  const walk = (folder: URL) => {
+    for (const entry of Deno.readDirSync(folder)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), folder);
+      if (entry.isDirectory) {
+        if (entry.name !== "testdata") walk(url);
+      } else if (/\.ts$/.test(entry.name) && !/_test\.ts$/.test(entry.name)) {
+        for (const match of Deno.readTextFileSync(url).matchAll(LOADED_BY_URL)) {
+          found.add(new URL(match[1], url).pathname.slice(root.pathname.length));
+        }
+      }
+    }
+  };
+  walk(new URL("lib/", root));
+  return [...found].sort();
+}
+
+/** Every module `deno compile` takes in: `main.ts` and the embedded modules, with their graphs. */
+async function compiledModules(): Promise<Set<string>> {
+  const roots = ["main.ts", ...EMBEDDED.filter((path) => /\.(ts|js)$/.test(path))];
+  const dir = await Deno.makeTempDir({ prefix: "syn-embedded-" });
+  try {
+    const entry = join(dir, "all.ts");
+    await Deno.writeTextFile(
+      entry,
+      roots.map((path) => `import ${JSON.stringify(new URL(path, root).href)};\n`).join(""),
+    );
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "--config", fileURLToPath(new URL("deno.json", root)), entry],
+      env: childEnv(),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(CHILD_TIMEOUT_MS),
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    // Code edges only (static and literal dynamic imports): a type-only import embeds nothing.
+    const graph = JSON.parse(new TextDecoder().decode(stdout)) as {
+      roots: string[];
+      modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
+      redirects: Record<string, string>;
+    };
+    const byName = new Map(graph.modules.map((module) => [module.specifier, module]));
+    const seen = new Set<string>();
+    const pending = [...graph.roots];
+    while (pending.length) {
+      const specifier = pending.pop()!;
+      if (seen.has(specifier)) continue;
+      seen.add(specifier);
+      for (const dependency of byName.get(specifier)?.dependencies ?? []) {
+        const target = dependency.code?.specifier;
+        if (target) pending.push(graph.redirects[target] ?? target);
+      }
+    }
+    return new Set(
+      [...seen].filter((specifier) => specifier.startsWith(root.href))
+        .map((specifier) => specifier.slice(root.href.length)),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("every module lib/ loads by URL is compiled into the binary", async () => {
+  // `deno compile` follows static and literal imports only: a module imported by a computed
+  // specifier, or started as a worker, must be named in EMBEDDED or imported by one that is.
+  const compiled = await compiledModules();
+  const embedded = (path: string) =>
+    compiled.has(path) || EMBEDDED.some((entry) => path === entry || path.startsWith(`${entry}/`));
+  const loaded = modulesLoadedByUrl();
+  assert.deepEqual(loaded.filter((path) => !embedded(path)), []);
+  // …and the scan finds such modules (the sandbox worker, mcp-serve's tools).
+  assert.ok(loaded.includes("lib/tools/_sandbox_worker.ts"), loaded.join(", "));
+  assert.ok(loaded.includes("lib/cli/_mcp_serve_tools.ts"), loaded.join(", "));
 });

@@ -107,6 +107,7 @@ Deno.test("validate, diff and the validator child (mcp-serve --stdio) load no no
     "lib/schema/_embedded_validators.js",
     "lib/schema/_embedded_formats.js",
     "lib/schema/_precompiled_service_schemas.js",
+    "lib/schema/_precompiled_tool_schemas.js",
     "lib/schema/_precompiled_schemas.js",
   ];
   for (const command of ["validate", "diff", "mcp_serve"]) {
@@ -142,15 +143,50 @@ Deno.test("a deterministic generate loads no model code: lib/llm loads when a pr
   assert.ok([...chat].some((specifier) => specifier.includes("/lib/llm/")));
 });
 
+/** What `syn tools run fs.read_text` loads: its command and the tools' argument validators. */
+const TOOLS_READ_ROOTS = [
+  "main.ts",
+  "lib/cli/tools.ts",
+  "lib/schema/_precompiled_service_schemas.js",
+  "lib/schema/_precompiled_tool_schemas.js",
+];
+
 Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {
   // The worker is a new isolate: a node: import there pays Node's layer again, per sandbox.
-  // http.get's cache (node:sqlite), the name lookup (node:dns) and writes (node:fs) load
-  // when a call needs them, by literal import() (not followed here).
-  const roots = ["main.ts", "lib/cli/tools.ts", "lib/schema/_precompiled_schemas.js"];
-  assert.deepEqual(external(reachable(graph, roots, false)), []);
+  // http.get's cache (node:sqlite) and writes (node:fs) load when a call needs them, by
+  // computed specifiers; the name lookup (node:dns), by a literal import() (not followed here).
+  assert.deepEqual(external(reachable(graph, TOOLS_READ_ROOTS, false)), []);
   const worker = await moduleGraphOf("lib/tools/_sandbox_worker.ts");
   assert.deepEqual(worker.modules.map((module) => module.specifier), [
     new URL("lib/tools/_sandbox_worker.ts", root).href,
+  ]);
+});
+
+/**
+ * The tools' implementations a call loads when it needs them, by computed specifiers, with
+ * what only they import: `shell.exec`'s run, argv checks and option tables, bubblewrap,
+ * `http.get`'s run, the http cache (SQLite) and writes through descriptors.
+ */
+const TOOL_IMPLEMENTATIONS =
+  /\/lib\/tools\/(_shell_exec_run|_argv_policy|_option_tables|_split_command|bubblewrap|_http_get_run|sqlite_http_cache|_write_inside)\.ts$/;
+
+Deno.test("tools run fs.read_text loads no shell.exec, http.get, http cache or write code", async () => {
+  // Literal import() edges are followed: deno run reads and resolves those graphs too. (The
+  // composite modules do load: lib/tools/mod.ts exports their functions synchronously.)
+  const modules = [...reachable(graph, TOOLS_READ_ROOTS, true)];
+  assert.deepEqual(modules.filter((specifier) => TOOL_IMPLEMENTATIONS.test(specifier)), []);
+  // …and the check sees that code where a call does load it.
+  const late = ["lib/tools/_shell_exec_run.ts", "lib/tools/_http_get_run.ts"];
+  const loaded = [...reachable(await moduleGraph(late), late, false)]
+    .filter((specifier) => TOOL_IMPLEMENTATIONS.test(specifier))
+    .map((specifier) => specifier.slice(specifier.lastIndexOf("/") + 1)).sort();
+  assert.deepEqual(loaded, [
+    "_argv_policy.ts",
+    "_http_get_run.ts",
+    "_option_tables.ts",
+    "_shell_exec_run.ts",
+    "_split_command.ts",
+    "bubblewrap.ts",
   ]);
 });
 

@@ -59,6 +59,7 @@ Deno.test("the generated validator modules hold no lazily compiled validator", a
       "_embedded_validators.js",
       "_precompiled_schemas.js",
       "_precompiled_service_schemas.js",
+      "_precompiled_tool_schemas.js",
     ]
   ) {
     const source = await Deno.readTextFile(new URL(name, import.meta.url));

@@ -13,16 +13,20 @@ const BASE_URI = "urn:syn:standalone";
  * The validator generated ahead of time for exactly this schema, if there is one
  * (`scripts/build_schema_validators.ts` lists the schemas start paths compile): importing
  * ajv and compiling costs tens of milliseconds, the generated module a fraction of one.
+ * The modules are tried smallest first, each loaded only when the ones before it lack the
+ * schema: the validator service's arguments (all a validator child's first request needs),
+ * the tools' arguments (all a tool call needs), then the record schemas.
  */
 async function precompiledVerdict(
   schema: Record<string, unknown>,
 ): Promise<VerdictFunction | undefined> {
   const key = canonicalJson(schema);
-  // The validator service's own arguments first: its small module is all a validator
-  // child's first request needs (the other holds every tool's arguments and records).
   const service = await import("./_precompiled_service_schemas.js");
   const found = service.PRECOMPILED.get(key);
   if (found) return found;
+  const tools = await import("./_precompiled_tool_schemas.js");
+  const tool = tools.PRECOMPILED.get(key);
+  if (tool) return tool;
   const { PRECOMPILED } = await import("./_precompiled_schemas.js");
   return PRECOMPILED.get(key);
 }

@@ -53,11 +53,12 @@ async function standaloneBody(ajv: Ajv2020, exports: Record<string, string>): Pr
     throw new SynError("schema_invalid", "Standalone code needs a runtime helper not handled here");
   }
   code = eagerFunctions(code.replace(/^"use strict";/, ""));
-  return [
-    'import { fullFormats } from "./_embedded_formats.js";',
-    UCS2_LENGTH,
-    code,
-  ].join("\n");
+  // The formats module is imported only by validators that check a format: loading it
+  // costs more than the few tool-argument validators a start needs.
+  const formats = code.includes("fullFormats")
+    ? ['import { fullFormats } from "./_embedded_formats.js";']
+    : [];
+  return [...formats, UCS2_LENGTH, code].join("\n");
 }
 
 /**
@@ -120,7 +121,7 @@ export async function embeddedValidatorsSource(files: readonly SchemaFileText[])
 export const STANDALONE_BASE_URI = "urn:syn:standalone";
 
 /**
- * Source of the module `lib/schema/_precompiled_schemas.js`: standalone validators for
+ * Source of a `lib/schema/_precompiled_*_schemas.js` module: standalone validators for
  * self-contained schemas that `compileJsonSchema` meets on a start path (tool arguments,
  * record schemas), keyed by each schema's canonical JSON. `compileJsonSchema` uses one
  * when the schema it is given is exactly one of these, so those starts skip ajv.

@@ -1,6 +1,7 @@
 import { outcomeCode } from "../../tests/fakes/rejection.ts";
 import assert from "node:assert/strict";
-import { checkArguments, DEFAULT_SHELL_ALLOW, resolveProgram } from "./_argv_policy.ts";
+import { checkArguments, resolveProgram } from "./_argv_policy.ts";
+import { DEFAULT_SHELL_ALLOW } from "./_shell_policy.ts";
 
 Deno.test("resolveProgram() finds allowlisted programs in the fixed PATH only", async () => {
   assert.match(await resolveProgram("ls", DEFAULT_SHELL_ALLOW), /^\/(usr\/)?(local\/)?bin\/ls$/);

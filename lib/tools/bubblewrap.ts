@@ -27,11 +27,6 @@ export function bubblewrapPath(searchPath?: string): Promise<string | undefined>
   return found;
 }
 
-/** True when `shell.exec` can run inside bubblewrap here (see `bubblewrapPath`). */
-export async function detectBubblewrap(searchPath?: string): Promise<boolean> {
-  return (await bubblewrapPath(searchPath)) !== undefined;
-}
-
 async function probe(candidates: readonly string[]): Promise<string | undefined> {
   for (const path of candidates) {
     try {

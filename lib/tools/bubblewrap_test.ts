@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { childEnv } from "../../tests/fakes/child_env.ts";
-import { bubblewrapArgv, detectBubblewrap } from "./bubblewrap.ts";
+import { bubblewrapArgv } from "./bubblewrap.ts";
+import { detectBubblewrap } from "./shell_exec.ts";
 
 Deno.test("bubblewrapArgv() unshares everything and binds only system folders and the root", async () => {
   const argv = await bubblewrapArgv("/usr/bin/bwrap", "/srv/root", ["/usr/bin/cat", "a.txt"]);

@@ -1,35 +1,21 @@
-import { VERSION } from "../core/mod.ts";
-import { checkAddresses, checkUrl, hostOf, netDecision } from "./_url_policy.ts";
-import type { ToolContext, ToolDescriptor } from "./tool_descriptor.ts";
-import { ToolFailure } from "./tool_failure.ts";
+import type { ToolDescriptor } from "./tool_descriptor.ts";
 
-/** Body bytes kept; a longer answer is cut and marked `truncated`. */
-export const MAX_HTTP_BYTES = 1024 * 1024;
-/** Redirects followed at most. */
-export const MAX_REDIRECTS = 5;
 const HTTP_TIMEOUT_MS = 30_000;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-interface Hop {
-  status: number;
-  location: string | null;
-  content_type: string | null;
-  body: string;
-  truncated: boolean;
-}
-
-/** Checks one URL completely: scheme, capability, addresses. */
-async function checkHop(url: URL, context: ToolContext): Promise<void> {
-  const host = hostOf(url);
-  const { exact } = netDecision(context.policy, host);
-  await checkAddresses(host, exact, context.resolveHost);
+/**
+ * `http.get`'s run loads at its first call, through a computed specifier (see
+ * `shell_exec.ts`); `deno compile` embeds it by name (`scripts/compile_options.ts`).
+ */
+function importHttpGetRun(): Promise<typeof import("./_http_get_run.ts")> {
+  return import(new URL("./_http_get_run.ts", import.meta.url).href);
 }
 
 /**
  * `http.get {url, use_cache=true}` (Spectator §4): refused unless a capability allows the
  * host; a cached answer is still refused without the grant; redirects are followed by
  * hand, each hop checked from scratch; any status is `ok: true` with it (a 404 is an
- * answer), only 2xx answers are cached.
+ * answer), only 2xx answers are cached. Its run (`_http_get_run.ts`) loads at its first
+ * call.
  */
 export const HTTP_GET: ToolDescriptor = {
   name: "http.get",
@@ -48,68 +34,7 @@ export const HTTP_GET: ToolDescriptor = {
   effects: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   startsPrograms: false,
   timeoutMs: () => HTTP_TIMEOUT_MS,
-  async run(args, context: ToolContext) {
-    const start = checkUrl(args.url as string);
-    netDecision(context.policy, hostOf(start));
-    const key = start.href;
-    const cache = args.use_cache ? await context.httpCache?.() : undefined;
-    const cached = cache?.get(key, context.now());
-    if (cached) {
-      // The answer may have come through redirects: its final host needs the grant too.
-      netDecision(context.policy, hostOf(new URL(cached.final_url)));
-      return {
-        url: key,
-        final_url: cached.final_url,
-        status: cached.status,
-        content_type: cached.content_type,
-        body: cached.body,
-        truncated: cached.truncated,
-        cached: true,
-      };
-    }
-    const deadline = context.now() + context.timeoutMs;
-    let url = start;
-    for (let hops = 0;; hops++) {
-      await checkHop(url, context);
-      const remaining = deadline - context.now();
-      if (remaining <= 0) throw new ToolFailure("timeout", "http.get ran out of time");
-      const hop = await context.sandbox.request("fetch", {
-        url: url.href,
-        timeoutMs: remaining,
-        maxBytes: MAX_HTTP_BYTES,
-        headers: {
-          "user-agent": `syn/${VERSION}`,
-          accept: "text/*, application/json;q=0.9, */*;q=0.5",
-        },
-      }, { timeoutMs: remaining + 1000 }) as Hop;
-      if (REDIRECT_STATUSES.has(hop.status) && hop.location) {
-        if (hops >= MAX_REDIRECTS) {
-          throw new ToolFailure("not_allowed", `More than ${MAX_REDIRECTS} redirects`);
-        }
-        let next: URL;
-        try {
-          next = checkUrl(new URL(hop.location, url).href);
-        } catch (error) {
-          throw new ToolFailure(
-            error instanceof ToolFailure ? error.code : "not_allowed",
-            `Redirect refused: ${(error as Error).message}`,
-          );
-        }
-        url = next;
-        continue;
-      }
-      const answer = {
-        url: key,
-        final_url: url.href,
-        status: hop.status,
-        content_type: hop.content_type,
-        body: hop.body,
-        truncated: hop.truncated,
-      };
-      if (cache && hop.status >= 200 && hop.status < 300) {
-        cache.put({ ...answer, stored_at: context.now() });
-      }
-      return { ...answer, cached: false };
-    }
+  async run(args, context) {
+    return (await importHttpGetRun()).runHttpGet(args, context);
   },
 };

@@ -98,7 +98,6 @@ export {
 export { isInside, resolveInRoot } from "./resolve_in_root.ts";
 export { killGroup, Sandbox, type SandboxPermissions } from "./sandbox.ts";
 export type { CachedResponse, HttpCache } from "./http_cache_port.ts";
-export { DEFAULT_SHELL_ALLOW, REFUSED_PROGRAMS } from "./shell_exec.ts";
+export { DEFAULT_SHELL_ALLOW, detectBubblewrap, REFUSED_PROGRAMS } from "./shell_exec.ts";
 export { classifyAddress } from "./_url_policy.ts";
-export { detectBubblewrap } from "./bubblewrap.ts";
 export { openHttpCache } from "./open_http_cache.ts";

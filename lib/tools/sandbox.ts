@@ -158,8 +158,11 @@ export class Sandbox {
   async writeText(relative: string, text: string, overwrite: boolean): Promise<WriteOutcome> {
     if (this.#dead) throw new ToolFailure("sandbox_unavailable", "The sandbox is closed");
     // Loaded at the first write: it needs node:fs (descriptors), whose loading costs more
-    // than a whole bare start, and most sessions and every read never write.
-    const { writeInsideRoot } = await import("./_write_inside.ts");
+    // than a whole bare start, and most sessions and every read never write. The specifier
+    // is computed, as in `shell_exec.ts` (embedded by name: `scripts/compile_options.ts`).
+    const { writeInsideRoot }: typeof import("./_write_inside.ts") = await import(
+      new URL("./_write_inside.ts", import.meta.url).href
+    );
     try {
       const data = new TextEncoder().encode(text);
       return writeInsideRoot(this.root, relative, data, overwrite);

@@ -7,7 +7,6 @@ import {
   startTimer,
   SynError,
 } from "../core/mod.ts";
-import { detectBubblewrap } from "./bubblewrap.ts";
 import { sandboxNetHosts, systemResolveHost } from "./_url_policy.ts";
 import { baselineRegistry } from "./baseline_tools.ts";
 import {
@@ -19,7 +18,7 @@ import {
 import type { HttpCache } from "./http_cache_port.ts";
 import { openHttpCache } from "./open_http_cache.ts";
 import { permissionsKey, Sandbox, type SandboxPermissions } from "./sandbox.ts";
-import { DEFAULT_SHELL_ALLOW, shellRunPermissions } from "./shell_exec.ts";
+import { DEFAULT_SHELL_ALLOW, detectBubblewrap, shellRunPermissions } from "./shell_exec.ts";
 import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import { argsValidator, type ToolRegistry } from "./tool_registry.ts";
@@ -174,13 +173,13 @@ export class ToolSession {
     const started = performance.now();
     const eventId = crypto.randomUUID();
     const call = callShape(raw);
-    await this.#emit("tool_start", {
+    await this.#emit("tool_start", () => ({
       event_id: eventId,
       session_id: this.sessionId,
       call_id: call.id,
       tool_id: call.tool,
       input_params: this.#redact(call.args),
-    });
+    }));
     let result: ToolResult;
     try {
       const output = await this.#execute(call);
@@ -188,7 +187,7 @@ export class ToolSession {
     } catch (error) {
       result = { id: call.id, tool: call.tool, ok: false, output: null, error: toToolError(error) };
     }
-    await this.#emit("tool_done", {
+    await this.#emit("tool_done", () => ({
       event_id: eventId,
       session_id: this.sessionId,
       call_id: call.id,
@@ -198,7 +197,7 @@ export class ToolSession {
       outcome: toolOutcome(result),
       error_code: result.error?.code ?? null,
       latency_ms: Math.max(0, Math.round(performance.now() - started)),
-    });
+    }));
     return result;
   }
 
@@ -313,12 +312,21 @@ export class ToolSession {
     );
   }
 
-  async #emit(kind: "tool_start" | "tool_done", data: Record<string, unknown>): Promise<void> {
+  /**
+   * One trace event. Its data (redacted copies of the arguments, the output summary) is
+   * made only when there is a sink; if making it fails, the event is not written, as when
+   * the sink fails.
+   */
+  async #emit(
+    kind: "tool_start" | "tool_done",
+    data: () => Record<string, unknown>,
+  ): Promise<void> {
     const sink = this.#options.trace;
     if (!sink) return;
     const nowMs = (this.#options.now ?? Date.now)();
     try {
-      await sink({ ts: nowMs / 1000, kind, data: { ...data, ts: new Date(nowMs).toISOString() } });
+      const event = { ...data(), ts: new Date(nowMs).toISOString() };
+      await sink({ ts: nowMs / 1000, kind, data: event });
     } catch {
       // A failing trace sink must not fail the call.
     }

@@ -1,0 +1,86 @@
+/**
+ * `shell.exec`'s run (its descriptor, `SHELL_EXEC`, is in `shell_exec.ts`, loaded with every
+ * session; this module loads at the first call that starts a program): the command split
+ * into argv, the program and its arguments checked, then spawned by the sandbox, inside
+ * bubblewrap where the session uses it.
+ */
+import { checkArguments, resolveProgram } from "./_argv_policy.ts";
+import { splitShellWords } from "./_split_command.ts";
+import { bubblewrapArgv, bubblewrapPath } from "./bubblewrap.ts";
+import { killGroup } from "./sandbox.ts";
+import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
+import { ToolFailure } from "./tool_failure.ts";
+import { MAX_SHELL_OUTPUT_BYTES, SPAWN_GRACE_MS } from "./_shell_policy.ts";
+import { compareCodePoints } from "../core/mod.ts";
+
+const CHILD_ENV = Object.freeze({ PATH: "/usr/bin:/bin", LANG: "C.UTF-8" });
+
+/** The executables the sandbox worker may start (see `shellRunPermissions` in `shell_exec.ts`). */
+export async function shellRunPermissions(policy: ToolPolicy): Promise<string[]> {
+  if (policy.bubblewrap) {
+    const bwrap = await bubblewrapPath();
+    if (bwrap) return [bwrap];
+  }
+  const paths: string[] = [];
+  for (const name of policy.shellAllow) {
+    try {
+      paths.push(await resolveProgram(name, policy.shellAllow));
+    } catch {
+      // refused or not installed: not granted
+    }
+  }
+  return paths.sort(compareCodePoints);
+}
+
+/** Runs one `shell.exec` call with validated args (see `SHELL_EXEC`). */
+export async function runShellExec(
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<unknown> {
+  const { policy } = context;
+  const words = splitShellWords(args.cmd as string);
+  const program = await resolveProgram(words[0], policy.shellAllow);
+  await checkArguments(words[0], words.slice(1), policy.root);
+  const command = [program, ...words.slice(1)];
+  const bwrap = policy.bubblewrap ? await bubblewrapPath() : undefined;
+  const argv = bwrap ? await bubblewrapArgv(bwrap, policy.root, command) : command;
+  const deadlineMs = Math.min(Number(args.timeout_s) * 1000, context.timeoutMs - SPAWN_GRACE_MS);
+  let pid: number | undefined;
+  try {
+    const value = await context.sandbox.request("spawn", {
+      argv,
+      cwd: policy.root,
+      env: CHILD_ENV,
+      timeoutMs: Math.max(1, deadlineMs),
+      maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
+    }, {
+      timeoutMs: deadlineMs + SPAWN_GRACE_MS,
+      onSpawn: (spawned) => (pid = spawned),
+    }) as SpawnValue;
+    if (value.timed_out) {
+      throw new ToolFailure(
+        "timeout",
+        `${words[0]} did not finish within ${Math.round(deadlineMs / 1000)} s and was killed`,
+      );
+    }
+    return {
+      exit_code: value.exit_code,
+      stdout: value.stdout,
+      stderr: value.stderr,
+      truncated: value.truncated,
+      isolation: bwrap ? "bubblewrap" : "argv",
+    };
+  } finally {
+    // Whatever the program left in its process group goes with it.
+    if (pid !== undefined) killGroup(pid);
+  }
+}
+
+interface SpawnValue {
+  exit_code: number;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  timed_out: boolean;
+}
