@@ -102,8 +102,10 @@ Deno.test("--version and --help load no node: built-in and no npm package", () =
 });
 
 Deno.test("validate, diff and the validator child (mcp-serve --stdio) load no node: built-in and no npm package before their first request", () => {
-  // The modules these paths import when they answer: the generated validators and formats.
+  // The modules these paths import when they answer: the schema store's code, the generated
+  // validators and formats.
   const generated = [
+    "lib/schema/_schema_store.ts",
     "lib/schema/_embedded_validators.js",
     "lib/schema/_embedded_formats.js",
     "lib/schema/_precompiled_service_schemas.js",

@@ -8,7 +8,7 @@ import {
   needsEvaluationTracking,
   schemaFingerprint,
 } from "./_ajv.ts";
-import type { SchemaFileText } from "./load_schema_store.ts";
+import type { SchemaFileText } from "./schema_files.ts";
 import { eagerFunctions } from "./_eager_functions.ts";
 
 // ajv's standalone code `require`s two helpers; the generated module is ESM, so they

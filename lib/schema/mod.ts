@@ -21,12 +21,8 @@ export type {
   ValidationIssue,
   ValidationResult,
 } from "./types.ts";
-export {
-  loadSchemaStore,
-  type LoadSchemaStoreOptions,
-  readSchemaFiles,
-  type SchemaFileText,
-} from "./load_schema_store.ts";
+export { loadSchemaStore, type LoadSchemaStoreOptions } from "./load_schema_store.ts";
+export { readSchemaFiles, type SchemaFileText } from "./schema_files.ts";
 export { SCHEMA_ALIASES } from "./_names.ts";
 export { compileJsonSchema, type JsonSchemaValidator } from "./compile_json_schema.ts";
 export {

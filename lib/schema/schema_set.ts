@@ -1,5 +1,5 @@
 import { isRecord, parseJson, SynError } from "../core/mod.ts";
-import { EMBEDDED_SCHEMAS, readSchemaFiles } from "./load_schema_store.ts";
+import { EMBEDDED_SCHEMAS, readSchemaFiles } from "./schema_files.ts";
 import { type ResolvedSchema, SchemaIndex } from "./_schema_index.ts";
 
 /**
