@@ -177,6 +177,61 @@ Deno.test("HttpAttempt: a chunk moves the read deadline on; the watchdog sleeps 
   assert.equal(counts.most, 1);
 });
 
+/**
+ * `readBody` over a hand-pushed body: the chunks `take` was handed, and `nextChunk()`, which
+ * settles once the next chunk has been taken (and the read after it begun).
+ */
+function readByHand(attempt: HttpAttempt, response: Response, limit: number) {
+  const seen: string[] = [];
+  let taken: (() => void) | undefined;
+  const done = attempt.readBody(response, limit, (chunk) => {
+    seen.push(new TextDecoder().decode(chunk));
+    taken?.();
+  });
+  done.catch(() => {}); // asserted by the tests that expect a failure
+  const nextChunk = () => new Promise<void>((resolve) => (taken = resolve));
+  return { done, seen, nextChunk };
+}
+
+Deno.test("HttpAttempt.readBody: each chunk moves the read deadline on, and a silent body times out", async () => {
+  const { attempt, response, push, clock, armed, dueAt, wake, manual, counts } = await handStream(
+    { ...TIMEOUTS, totalMs: 300000 },
+  );
+  const reading = readByHand(attempt, response, 1024);
+  wake(); // 5 s: the connect deadline is gone; the first read began at 0
+  assert.equal(dueAt(), 30000);
+  clock.now = 25000;
+  const first = reading.nextChunk();
+  push("a"); // in time; the next read begins as soon as the chunk is taken, at 25 s
+  await first;
+  wake(); // 30 s: this read is 5 s old
+  assert.equal(armed(), 25000, "sleeps the 25 s left of the read");
+  assert.equal(dueAt(), 55000);
+  wake();
+  await assert.rejects(reading.done, timeout(/No response data for 30000 ms$/));
+  assert.deepEqual(reading.seen, ["a"]);
+  attempt.dispose();
+  assert.equal(manual.pending.size, 0);
+  assert.equal(counts.most, 1);
+});
+
+Deno.test("HttpAttempt.readBody: a stream of many chunks sets no timer per read", async () => {
+  const { attempt, response, push, clock, dueAt, counts } = await handStream();
+  const setsAfterSend = counts.sets;
+  const reading = readByHand(attempt, response, 1 << 20);
+  for (let i = 0; i < 200; i++) {
+    clock.now += 10;
+    const taken = reading.nextChunk();
+    push("token");
+    await taken;
+  }
+  assert.equal(reading.seen.length, 200);
+  assert.equal(counts.sets, setsAfterSend, "200 reads, no timer set");
+  assert.equal(dueAt(), 5000, "still the watchdog set on sending");
+  attempt.dispose();
+  assert.equal(counts.most, 1);
+});
+
 Deno.test("HttpAttempt: a stream of many chunks sets no timer per read", async () => {
   const { attempt, response, push, clock, dueAt, counts } = await handStream();
   const chunks = attempt.chunks(response, 1 << 20);
