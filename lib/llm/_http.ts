@@ -50,7 +50,7 @@ export class HttpAttempt {
   /** The connect deadline; undefined once the wait for headers is over. */
   #connectBy?: number;
   #totalBy = Infinity;
-  /** When the read in flight began; undefined while the consumer holds the body. */
+  /** When the read in flight began; undefined while no read is in flight. */
   #readSince?: number;
   #onCallerAbort = () => this.#abort(this.#callerSignal?.reason);
   #reader?: ByteReader;
@@ -222,7 +222,7 @@ export class HttpAttempt {
     }
     if (!response.body) return false;
     // Nothing is awaited before the first read: its deadline begins in the caller's step.
-    const reader = this.#openBody(response.body, true);
+    const reader = this.#openBody(response.body);
     let total = 0;
     try {
       while (true) {
@@ -245,46 +245,6 @@ export class HttpAttempt {
     }
   }
 
-  /**
-   * The body's chunks, pulled at the consumer's pace, under the same limits as `readBody`;
-   * each chunk is the consumer's to keep.
-   */
-  async *chunks(
-    response: Response,
-    limit: number,
-    options: { truncate?: boolean } = {},
-  ): AsyncGenerator<Uint8Array> {
-    const over = this.#declaredOver(response, limit, options);
-    if (over) {
-      await cancelled(response);
-      throw over;
-    }
-    if (!response.body) return;
-    // Nothing is awaited before the first read: its deadline begins in the caller's step.
-    const reader = this.#openBody(response.body, false);
-    let total = 0;
-    try {
-      while (true) {
-        let step: ReadableStreamReadResult<Uint8Array>;
-        try {
-          step = await this.#beginRead(reader);
-        } catch (error) {
-          throw this.#readFailed(error);
-        }
-        const chunk = this.#readDone(step);
-        if (!chunk) return;
-        total += chunk.byteLength;
-        if (total > limit) {
-          yield this.#withinLimit(chunk, total, limit, options, response);
-          return;
-        }
-        yield chunk;
-      }
-    } finally {
-      await this.#closeBody(reader);
-    }
-  }
-
   /** The cap's error for a declared Content-Length over `limit` (none with `truncate`). */
   #declaredOver(
     response: Response,
@@ -301,8 +261,8 @@ export class HttpAttempt {
   }
 
   /** A reader of the body through one reused buffer: a token stream is thousands of reads. */
-  #openBody(body: ReadableStream<Uint8Array>, lend: boolean): ByteReader {
-    this.#reader = byteReader(body, { lend });
+  #openBody(body: ReadableStream<Uint8Array>): ByteReader {
+    this.#reader = byteReader(body, { lend: true });
     return this.#reader;
   }
 

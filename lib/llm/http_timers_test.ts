@@ -143,40 +143,6 @@ Deno.test("HttpAttempt: the watchdog ends a body stalled for readMs", async () =
   assert.equal(counts.most, 1);
 });
 
-Deno.test("HttpAttempt: a chunk moves the read deadline on; the watchdog sleeps for what is left", async () => {
-  const { attempt, response, push, clock, armed, dueAt, wake, manual, counts } = await handStream(
-    { ...TIMEOUTS, totalMs: 300000 },
-  );
-  const chunks = attempt.chunks(response, 1024);
-  const first = chunks.next();
-  wake(); // 5 s: the connect deadline is gone
-  assert.equal(dueAt(), 30000);
-  clock.now = 25000;
-  push("a"); // 25 s after the read began: in time
-  assert.equal((await first).done, false);
-  const second = chunks.next(); // the next read begins at 25 s
-  await tick();
-  wake(); // 30 s: this read is 5 s old
-  assert.equal(armed(), 25000, "sleeps the 25 s left of the read");
-  assert.equal(dueAt(), 55000);
-  clock.now = 54000;
-  push("b");
-  assert.equal((await second).done, false);
-  // The consumer holds the body for 40 s with no read in flight: not a stalled body.
-  wake(); // 55 s: no read in flight, so only the total deadline is left
-  assert.equal(dueAt(), 300000);
-  clock.now = 94000;
-  const third = chunks.next(); // begins at 94 s: the watchdog would wake too late
-  await tick();
-  assert.equal(armed(), 30000, "the read re-armed the watchdog for its own deadline");
-  assert.equal(dueAt(), 124000);
-  wake();
-  await assert.rejects(third, timeout(/No response data for 30000 ms$/));
-  attempt.dispose();
-  assert.equal(manual.pending.size, 0);
-  assert.equal(counts.most, 1);
-});
-
 /**
  * `readBody` over a hand-pushed body: the chunks `take` was handed, and `nextChunk()`, which
  * settles once the next chunk has been taken (and the read after it begun).
@@ -232,43 +198,26 @@ Deno.test("HttpAttempt.readBody: a stream of many chunks sets no timer per read"
   assert.equal(counts.most, 1);
 });
 
-Deno.test("HttpAttempt: a stream of many chunks sets no timer per read", async () => {
-  const { attempt, response, push, clock, dueAt, counts } = await handStream();
-  const chunks = attempt.chunks(response, 1 << 20);
-  const setsAfterSend = counts.sets;
-  for (let i = 0; i < 200; i++) {
-    const next = chunks.next();
-    clock.now += 10;
-    push("token");
-    assert.equal((await next).done, false);
-  }
-  assert.equal(counts.sets, setsAfterSend, "200 reads, no timer set");
-  assert.equal(dueAt(), 5000, "still the watchdog set on sending");
-  attempt.dispose();
-  assert.equal(counts.most, 1);
-});
-
-Deno.test("HttpAttempt: the total deadline ends a body that keeps trickling", async () => {
+Deno.test("HttpAttempt.readBody: the total deadline ends a body that keeps trickling", async () => {
   const { attempt, response, push, clock, armed, dueAt, wake, manual, counts } = await handStream();
-  const chunks = attempt.chunks(response, 1024);
-  let next = chunks.next();
+  const reading = readByHand(attempt, response, 1024);
   wake(); // 5 s: the read began at 0, due at 30 s, before the total deadline at 35 s
   assert.equal(dueAt(), 30000);
   for (const at of [10000, 20000]) {
     clock.now = at;
+    const taken = reading.nextChunk();
     push("drip");
-    assert.equal((await next).done, false);
-    next = chunks.next();
+    await taken; // the next read begins at once, at 10 s and then 20 s
   }
-  await tick();
   wake(); // 30 s: the read began at 20 s, due at 50 s; the total deadline is sooner
   assert.equal(armed(), 5000);
   assert.equal(dueAt(), 35000);
+  const taken = reading.nextChunk();
   push("drip");
-  assert.equal((await next).done, false);
-  next = chunks.next();
+  await taken;
   wake();
-  await assert.rejects(next, timeout(/Request took longer than 35000 ms$/));
+  await assert.rejects(reading.done, timeout(/Request took longer than 35000 ms$/));
+  assert.deepEqual(reading.seen, ["drip", "drip", "drip"]);
   assert.equal(manual.pending.size, 0);
   attempt.dispose();
   assert.equal(counts.most, 1);
@@ -302,18 +251,21 @@ Deno.test("HttpAttempt: connect and total deadlines at the same moment report th
   attempt.dispose();
 });
 
-Deno.test("HttpAttempt: dispose clears the watchdog mid-body and no read sets another", async () => {
-  const { attempt, response, push, manual, armed, wake } = await handStream();
-  const chunks = attempt.chunks(response, 1024);
-  const first = chunks.next();
+Deno.test("HttpAttempt.readBody: dispose clears the watchdog mid-body and no read sets another", async () => {
+  const { attempt, response, push, manual, armed, wake, counts } = await handStream();
+  const reading = readByHand(attempt, response, 1024);
   wake(); // 5 s: re-armed for the read
   assert.equal(armed(), 25000);
+  const taken = reading.nextChunk();
   push("a");
-  assert.equal((await first).done, false);
+  await taken; // a second read is in flight
+  const setsBefore = counts.sets;
   attempt.dispose();
   assert.equal(manual.pending.size, 0, "dispose cleared the watchdog");
-  await chunks.next().catch(() => {}); // a read after dispose ends at once
+  await assert.rejects(reading.done); // the read in flight ends at once
+  assert.deepEqual(reading.seen, ["a"]);
   assert.equal(manual.pending.size, 0, "no timer set after dispose");
+  assert.equal(counts.sets, setsBefore);
 });
 
 Deno.test("HttpAttempt: a caller's abort clears the watchdog and is not a timeout", async () => {
