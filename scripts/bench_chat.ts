@@ -1,7 +1,7 @@
 /**
  * Chat gateway benchmarks (printed, never asserted):
  *
- *   deno run -A scripts/bench_chat.ts [--sessions 200] [--delay-ms 20] [--rounds 3]
+ *   deno run -A scripts/bench_chat.ts [--sessions 200] [--delay-ms 20] [--rounds 6]
  *
  * Three threads of one process: the mock OpenAI provider (real wire, 127.0.0.1, 40 deltas
  * `delay-ms` apart: 20 ms is 50 tokens/s per session, a fast hosted model), the WebSocket
@@ -16,7 +16,8 @@
  * reaching the session) to its chunk event reaching the client; the goal is that the
  * gateway adds ≤ 1 ms at p99 over the floor with 200 concurrent sessions. Every socket is open before the replies start; the replies
  * start all together (the worst case) or spread over one delta interval (independent users).
- * Each case runs a warm-up round, then `rounds` measured rounds.
+ * Each case runs a warm-up round of each server, then `rounds` measured rounds of each, the
+ * two servers taking turns (A B B A …) so that the machine's drift falls on both alike.
  *
  * Also reported: the server thread's CPU and bytes allocated per delta, time to first chunk
  * against the raw `lib/llm` stream, gaps between chunks with `buffer_chunks` 1 and 5 (the
@@ -41,7 +42,7 @@ function flag(name: string, fallback: number): number {
 const SESSIONS = flag("--sessions", 200);
 /** Between deltas: 20 ms is 50 tokens/s per session, a fast hosted model. */
 const DELAY_MS = flag("--delay-ms", 20);
-const ROUNDS = flag("--rounds", 3);
+const ROUNDS = flag("--rounds", 6);
 const ANSWER = "abcd".repeat(40);
 /** The first chunks of a reply, reported apart: they meet every other reply's start. */
 const OPENING = 3;
@@ -219,8 +220,18 @@ interface Timing {
   roundP99: number[];
 }
 
-/** A warm-up round, then `rounds` measured ones, against one server. */
-async function measure(subject: Subject, spreadMs: number, rounds: number): Promise<Timing> {
+/** A running server under test, and what its measured rounds have cost the server thread. */
+interface Running {
+  subject: Subject;
+  server: Deno.HttpServer<Deno.NetAddr>;
+  stop: AbortController;
+  timing: Timing;
+  cpuMs: number;
+  bytes: number;
+  relayed: number;
+}
+
+function start(subject: Subject): Running {
   const stop = new AbortController();
   const options = { hostname: "127.0.0.1", port: 0, signal: stop.signal };
   const server = subject.token === undefined
@@ -237,34 +248,56 @@ async function measure(subject: Subject, spreadMs: number, rounds: number): Prom
     later: [],
     roundP99: [],
   };
-  const relayed = () => [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
-  let cpu = 0;
-  let bytes = 0;
-  let warmUp = 0;
+  return { subject, server, stop, timing, cpuMs: 0, bytes: 0, relayed: 0 };
+}
+
+const relayedBy = (subject: Subject) =>
+  [...subject.deltas.values()].reduce((sum, one) => sum + one.length, 0);
+
+/** One round of every client against `one`; measured ones add to its timing. */
+async function round(one: Running, spreadMs: number, name: string, measured: boolean) {
+  const task: ClientTask = {
+    role: "clients",
+    sessions: SESSIONS,
+    port: one.server.addr.port,
+    prefix: name,
+    spreadMs,
+    token: one.subject.token,
+  };
+  const [cpu, bytes, relayed] = [threadCpuMs(), allocatedBytes(), relayedBy(one.subject)];
+  const results = await helper<ClientResult[]>({ ...task });
+  if (!measured) return;
+  one.cpuMs += threadCpuMs() - cpu;
+  one.bytes += allocatedBytes() - bytes;
+  one.relayed += relayedBy(one.subject) - relayed;
+  one.timing.roundP99.push(quantile(record(one.timing, results, one.subject.deltas), 0.99));
+}
+
+/**
+ * The subjects side by side in one process: a warm-up round each, then `rounds` measured
+ * rounds each, taken in turn (A B B A A B …) so that whatever else the machine does over
+ * the run falls on every subject alike.
+ */
+async function measure(subjects: Subject[], spreadMs: number, rounds: number): Promise<Timing[]> {
+  const running = subjects.map(start);
   try {
-    for (let round = 0; round <= rounds; round++) {
-      const task: ClientTask = {
-        role: "clients",
-        sessions: SESSIONS,
-        port: server.addr.port,
-        prefix: `r${round}`,
-        spreadMs,
-        token: subject.token,
-      };
-      if (round === 1) [cpu, bytes, warmUp] = [threadCpuMs(), allocatedBytes(), relayed()];
-      const results = await helper<ClientResult[]>({ ...task });
-      if (round > 0) {
-        timing.roundP99.push(quantile(record(timing, results, subject.deltas), 0.99));
-      }
+    for (const one of running) await round(one, spreadMs, "warm", false);
+    for (let turn = 1; turn <= rounds; turn++) {
+      const order = turn % 2 ? running : [...running].reverse();
+      for (const one of order) await round(one, spreadMs, `r${turn}`, true);
     }
-    timing.cpuPerDelta = (threadCpuMs() - cpu) * 1000 / (relayed() - warmUp);
-    timing.bytesPerDelta = (allocatedBytes() - bytes) / (relayed() - warmUp);
+    for (const one of running) {
+      one.timing.cpuPerDelta = one.cpuMs * 1000 / one.relayed;
+      one.timing.bytesPerDelta = one.bytes / one.relayed;
+    }
   } finally {
-    subject.close();
-    stop.abort();
-    await server.finished;
+    for (const one of running) {
+      one.subject.close();
+      one.stop.abort();
+      await one.server.finished;
+    }
   }
-  return timing;
+  return running.map((one) => one.timing);
 }
 
 /** Adds one round's samples to `timing`; returns that round's added-per-chunk samples. */
@@ -315,19 +348,16 @@ await raw(); // warm-up
 const rawTiming = await raw();
 const cases: { name: string; spread: number; timing: Timing }[] = [];
 for (const spread of [0, DELAY_MS]) {
-  cases.push({
-    name: "floor, Deno.serve",
-    spread,
-    timing: await measure(bareRelay(), spread, ROUNDS),
-  });
-  cases.push({ name: "gateway", spread, timing: await measure(gateway(1), spread, ROUNDS) });
+  const [floor, ours] = await measure([bareRelay(), gateway(1)], spread, ROUNDS);
+  cases.push({ name: "floor, Deno.serve", spread, timing: floor });
+  cases.push({ name: "gateway", spread, timing: ours });
 }
-const coalesced = await measure(gateway(5), 0, 1);
+const [coalesced] = await measure([gateway(5)], 0, 1);
 
 console.log(
   `chat gateway, ${SESSIONS} sessions, a delta every ${DELAY_MS} ms each (${
     Math.round(SESSIONS * 1000 / DELAY_MS)
-  } deltas/s); provider, server and clients on three threads; ${ROUNDS} rounds after a warm-up`,
+  } deltas/s); provider, server and clients on three threads; ${ROUNDS} rounds of each server, in turn, after a warm-up`,
 );
 console.log(
   "added per chunk: delta parsed at the server → chunk event at the client, ms; CPU and bytes allocated: the server thread's, per delta relayed",
