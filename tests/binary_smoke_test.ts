@@ -15,7 +15,6 @@ import { fileURLToPath } from "node:url";
 import { BINARY_PERMISSIONS, EMBEDDED } from "../scripts/compile_options.ts";
 import { findChromium } from "../lib/preview/mod.ts";
 import { runCommand } from "./fakes/cli_io.ts";
-import { CHILD_TIMEOUT_MS, childEnv } from "./fakes/child_env.ts";
 
 const root = new URL("../", import.meta.url);
 const version = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).version;
@@ -157,17 +156,16 @@ async function compiledModules(): Promise<Set<string>> {
       entry,
       roots.map((path) => `import ${JSON.stringify(new URL(path, root).href)};\n`).join(""),
     );
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", "--config", fileURLToPath(new URL("deno.json", root)), entry],
-      env: childEnv(),
-      clearEnv: true,
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(CHILD_TIMEOUT_MS),
-    }).output();
-    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    const { code, stdout, stderr } = await runCommand([Deno.execPath()], [
+      "info",
+      "--json",
+      "--config",
+      fileURLToPath(new URL("deno.json", root)),
+      entry,
+    ]);
+    assert.equal(code, 0, stderr);
     // Code edges only (static and literal dynamic imports): a type-only import embeds nothing.
-    const graph = JSON.parse(new TextDecoder().decode(stdout)) as {
+    const graph = JSON.parse(stdout) as {
       roots: string[];
       modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
       redirects: Record<string, string>;

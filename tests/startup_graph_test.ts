@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { CHILD_TIMEOUT_MS, childEnv } from "./fakes/child_env.ts";
+import { runCommand } from "./fakes/cli_io.ts";
 
 /**
  * What each start path loads, read from the module graph `deno info --json` gives (a
@@ -23,17 +23,11 @@ const COMMANDS_MODULE = new URL("lib/cli/commands.ts", root).href;
 
 /** The graph `deno info` gives from one root file. */
 async function moduleGraphOf(path: string): Promise<ModuleGraph> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", path],
+  const { code, stdout, stderr } = await runCommand([Deno.execPath()], ["info", "--json", path], {
     cwd: fileURLToPath(root),
-    env: childEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(CHILD_TIMEOUT_MS),
-  }).output();
-  assert.equal(code, 0, new TextDecoder().decode(stderr));
-  return JSON.parse(new TextDecoder().decode(stdout));
+  });
+  assert.equal(code, 0, stderr);
+  return JSON.parse(stdout);
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CHILD_TIMEOUT_MS, childEnv } from "../../tests/fakes/child_env.ts";
+import { runCommand } from "../../tests/fakes/cli_io.ts";
 import { startTimer } from "./clock.ts";
 
 /** Resolves with true when `fired` resolves within `ms`, false otherwise. */
@@ -53,16 +53,10 @@ Deno.test("startTimer() takes a negative, fractional or NaN delay as setTimeout 
 /** Runs `code` (which may import `startTimer` from core) in a fresh process. */
 async function runChild(code: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const core = new URL("./mod.ts", import.meta.url).href;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", `import { startTimer } from ${JSON.stringify(core)};\n${code}`],
-    env: childEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(CHILD_TIMEOUT_MS),
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+  return await runCommand([Deno.execPath()], [
+    "eval",
+    `import { startTimer } from ${JSON.stringify(core)};\n${code}`,
+  ]);
 }
 
 Deno.test("a pending startTimer() keeps the process alive until it fires; a cancelled one does not", async () => {
