@@ -40,6 +40,10 @@ export const EMBEDDED: readonly string[] = [
   "lib/tools/bubblewrap.ts",
   "lib/tools/sqlite_http_cache.ts",
   "lib/tools/_write_inside.ts",
+  // generate's external generator and patch lifecycle, loaded at their first call
+  // (lib/generate/external_generator.ts, lib/generate/patch_lifecycle.ts).
+  "lib/generate/_external_generator.ts",
+  "lib/generate/_patch_lifecycle.ts",
   // Each command is imported by a computed specifier (see lib/cli/commands.ts), and so are
   // generate's body, loaded once its validator child is started, and mcp-serve's tools.
   ...COMMAND_FILES,

@@ -139,6 +139,19 @@ Deno.test("a deterministic generate loads no model code: lib/llm loads when a pr
   assert.ok([...chat].some((specifier) => specifier.includes("/lib/llm/")));
 });
 
+Deno.test("a deterministic generate loads neither the external generator's code nor the patch lifecycle", async () => {
+  // Both load at their first call, by computed specifiers; a literal import() would still make
+  // deno run read their graphs, so those edges are followed here.
+  const late = /\/lib\/generate\/_(external_generator|patch_lifecycle)\.ts$|\/lib\/patch\//;
+  const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
+  const modules = [...reachable(graph, roots, true)];
+  assert.deepEqual(modules.filter((specifier) => late.test(specifier)), []);
+  // …and the check sees that code where a call does load it.
+  const lifecycle = ["lib/generate/_patch_lifecycle.ts"];
+  const loaded = [...reachable(await moduleGraph(lifecycle), lifecycle, false)];
+  assert.ok(loaded.some((specifier) => specifier.includes("/lib/patch/")));
+});
+
 /** What `syn tools run fs.read_text` loads: its command and the tools' argument validators. */
 const TOOLS_READ_ROOTS = [
   "main.ts",

@@ -46,14 +46,13 @@ export {
 export { preflightAsset, type PreflightIssue } from "./preflight_asset.ts";
 export { buildEnvelope, type RequestEnvelope } from "./envelope.ts";
 export {
-  ANSWER_JSON_SCHEMA,
   createExternalGenerator,
   type ExternalGeneration,
   type ExternalGenerator,
   type ExternalGeneratorOptions,
   type ExternalParameters,
-  mockProviderAnswer,
 } from "./external_generator.ts";
+export { ANSWER_JSON_SCHEMA, mockProviderAnswer } from "./provider_answer.ts";
 export {
   DEFAULT_OUT_DIR,
   type GenerateConfig,
@@ -80,9 +79,9 @@ export {
   runCritique,
   SILENT_VOLUME_DB,
 } from "./critique_asset.ts";
+export { contentId } from "./content_id.ts";
 export {
   applyPatch,
-  contentId,
   type PatchDeps,
   type PatchRecord,
   previewPatch,

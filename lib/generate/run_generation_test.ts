@@ -3,11 +3,8 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { readJsonl, SynError } from "../core/mod.ts";
 import type { ModelConfig } from "../llm/mod.ts";
-import {
-  createExternalGenerator,
-  type ExternalGenerator,
-  mockProviderAnswer,
-} from "./external_generator.ts";
+import { createExternalGenerator, type ExternalGenerator } from "./external_generator.ts";
+import { mockProviderAnswer } from "./provider_answer.ts";
 import { buildEnvelope } from "./envelope.ts";
 import { resolveGenerateConfig } from "./generate_config.ts";
 import { LabsLog } from "./labs_log.ts";
