@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { BINARY_PERMISSIONS, EMBEDDED } from "../scripts/compile_options.ts";
 import { findChromium } from "../lib/preview/mod.ts";
 import { runCommand } from "./fakes/cli_io.ts";
+import { denoInfo, reachableModules } from "./fakes/module_graph.ts";
 
 const root = new URL("../", import.meta.url);
 const version = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).version;
@@ -156,32 +157,8 @@ async function compiledModules(): Promise<Set<string>> {
       entry,
       roots.map((path) => `import ${JSON.stringify(new URL(path, root).href)};\n`).join(""),
     );
-    const { code, stdout, stderr } = await runCommand([Deno.execPath()], [
-      "info",
-      "--json",
-      "--config",
-      fileURLToPath(new URL("deno.json", root)),
-      entry,
-    ]);
-    assert.equal(code, 0, stderr);
-    // Code edges only (static and literal dynamic imports): a type-only import embeds nothing.
-    const graph = JSON.parse(stdout) as {
-      roots: string[];
-      modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
-      redirects: Record<string, string>;
-    };
-    const byName = new Map(graph.modules.map((module) => [module.specifier, module]));
-    const seen = new Set<string>();
-    const pending = [...graph.roots];
-    while (pending.length) {
-      const specifier = pending.pop()!;
-      if (seen.has(specifier)) continue;
-      seen.add(specifier);
-      for (const dependency of byName.get(specifier)?.dependencies ?? []) {
-        const target = dependency.code?.specifier;
-        if (target) pending.push(graph.redirects[target] ?? target);
-      }
-    }
+    const graph = await denoInfo(["--config", fileURLToPath(new URL("deno.json", root)), entry]);
+    const seen = reachableModules(graph, graph.roots ?? []);
     return new Set(
       [...seen].filter((specifier) => specifier.startsWith(root.href))
         .map((specifier) => specifier.slice(root.href.length)),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { runCommand } from "./fakes/cli_io.ts";
+import { denoInfo, type ModuleGraph, reachableModules } from "./fakes/module_graph.ts";
 
 /**
  * What each start path loads, read from the module graph `deno info --json` gives (a
@@ -8,26 +8,12 @@ import { runCommand } from "./fakes/cli_io.ts";
  * asserted). Importing a module evaluates everything it imports statically, so a path
  * loads the static closure of its roots.
  */
-interface InfoModule {
-  specifier: string;
-  dependencies?: { code?: { specifier?: string }; isDynamic?: boolean }[];
-}
-
-interface ModuleGraph {
-  modules: InfoModule[];
-  redirects: Record<string, string>;
-}
-
 const root = new URL("../", import.meta.url);
 const COMMANDS_MODULE = new URL("lib/cli/commands.ts", root).href;
 
 /** The graph `deno info` gives from one root file. */
-async function moduleGraphOf(path: string): Promise<ModuleGraph> {
-  const { code, stdout, stderr } = await runCommand([Deno.execPath()], ["info", "--json", path], {
-    cwd: fileURLToPath(root),
-  });
-  assert.equal(code, 0, stderr);
-  return JSON.parse(stdout);
+function moduleGraphOf(path: string): Promise<ModuleGraph> {
+  return denoInfo([path], fileURLToPath(root));
 }
 
 /**
@@ -48,21 +34,11 @@ async function moduleGraph(paths: string[]): Promise<ModuleGraph> {
  * command table's, which load the other commands.
  */
 function reachable(graph: ModuleGraph, roots: string[], dynamic: boolean): Set<string> {
-  const byName = new Map(graph.modules.map((module) => [module.specifier, module]));
-  const seen = new Set<string>();
-  const pending = roots.map((path) => new URL(path, root).href);
-  while (pending.length) {
-    const specifier = pending.pop()!;
-    if (seen.has(specifier)) continue;
-    seen.add(specifier);
-    for (const dependency of byName.get(specifier)?.dependencies ?? []) {
-      const target = dependency.code?.specifier;
-      if (!target) continue;
-      if (dependency.isDynamic && (!dynamic || specifier === COMMANDS_MODULE)) continue;
-      pending.push(graph.redirects[target] ?? target);
-    }
-  }
-  return seen;
+  return reachableModules(
+    graph,
+    roots.map((path) => new URL(path, root).href),
+    (edge, from) => !edge.isDynamic || (dynamic && from !== COMMANDS_MODULE),
+  );
 }
 
 /** Modules of capabilities and packages that a given path must never load. */
