@@ -12,10 +12,11 @@ import {
   embeddedValidatorsSource,
   precompiledSchemasSource,
 } from "../lib/schema/embedded_validators_source.ts";
-import { toolParameterSchemas } from "../lib/mcp/mod.ts";
+import { loadServerSide } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
 
 const root = new URL("../", import.meta.url);
+const { toolParameterSchemas } = await loadServerSide();
 
 /** A generated module: its path from the repository root and its source. */
 export interface GeneratedModule {

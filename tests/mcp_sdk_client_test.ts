@@ -6,12 +6,14 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
+import { loadServerSide } from "../lib/mcp/mod.ts";
 import { connectionFromConn } from "../lib/rpc/mod.ts";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { newService } from "./mcp_channels.ts";
 import { NdjsonClientTransport } from "./mcp_sdk_transport.ts";
+
+const { createValidatorHandler, startValidatorServer } = await loadServerSide();
 
 type Era = "legacy" | "modern";
 

@@ -2,12 +2,14 @@
 import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
-import { connectValidator, createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
+import { connectValidator, loadServerSide } from "../lib/mcp/mod.ts";
 import { settlesWithin } from "../lib/rpc/mod.ts";
 import { denoDir } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
 import { newService } from "./mcp_channels.ts";
+
+const { createValidatorHandler, startValidatorServer } = await loadServerSide();
 
 const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 

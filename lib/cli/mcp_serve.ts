@@ -6,16 +6,13 @@ import {
   utf8ByteLength,
 } from "../core/mod.ts";
 import {
-  createValidatorHandler,
+  loadServerSide,
   resolveMcpEndpoint,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
-  serveToolsHttp,
-  serveToolsStdio,
-  serveValidatorHttp,
-  startValidatorServer,
+  type ServerSide,
   type ValidatorEndpoint,
-  ValidatorService,
+  type ValidatorService,
 } from "../mcp/mod.ts";
 import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
@@ -189,13 +186,16 @@ export async function runMcpServe(
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
   // asks; a folder's schemas are compiled right after the server is ready, and the
   // first requests wait for that.
-  const store = await loadSchemaStore({
-    schemasDir: io.config.schemasDir,
-    examplesDir: io.config.examplesDir,
-    deferCompile: true,
-  });
+  const [store, server] = await Promise.all([
+    loadSchemaStore({
+      schemasDir: io.config.schemasDir,
+      examplesDir: io.config.examplesDir,
+      deferCompile: true,
+    }),
+    loadServerSide(),
+  ]);
   const backendUrl = io.config.backend.url;
-  const service = new ValidatorService({
+  const service = new server.ValidatorService({
     store,
     backend: backendUrl ? { url: backendUrl, assetsPath: io.config.backend.assetsPath } : undefined,
     log,
@@ -204,10 +204,10 @@ export async function runMcpServe(
 
   const servers: Served[] = [];
   try {
-    if (target) servers.push(await startNdjson(target, service, io, log));
+    if (target) servers.push(await startNdjson(target, { server, service }, io, log));
     if (http) {
       servers.push(
-        await startHttpServing(http, (options) => serveValidatorHttp(service, options), log),
+        await startHttpServing(http, (options) => server.serveValidatorHttp(service, options), log),
       );
     }
   } catch (error) {
@@ -240,19 +240,20 @@ async function runToolsServe(
   const serving: { openToolsServing: typeof openToolsServing } = await import(
     new URL("./_mcp_serve_tools.ts", import.meta.url).href
   );
+  const server = await loadServerSide();
   await using tools = await serving.openToolsServing(values, io, log);
   log(`mcp:tools recording=${JSON.stringify(tools.recordingTo)}`);
   const servers: Served[] = [];
   try {
     if (values.stdio || !http) {
-      const server = await serveToolsStdio(stdioConnection(io), tools.options);
-      servers.push(Object.assign(server, { ready: { line: "mode=stdio", file: "" } }));
+      const stdio = await server.serveToolsStdio(stdioConnection(io), tools.options);
+      servers.push(Object.assign(stdio, { ready: { line: "mode=stdio", file: "" } }));
     }
     if (http) {
       servers.push(
         await startHttpServing(
           http,
-          (options) => serveToolsHttp({ ...tools.options, ...options }),
+          (options) => server.serveToolsHttp({ ...tools.options, ...options }),
           log,
         ),
       );
@@ -283,20 +284,21 @@ function stdioConnection(io: CliIo): RpcConnection {
 
 async function startNdjson(
   target: ServeTarget,
-  service: ValidatorService,
+  serving: { server: ServerSide; service: ValidatorService },
   io: CliIo,
   log: (line: string) => void,
 ): Promise<Served> {
+  const { server, service } = serving;
   const endpoint: ValidatorEndpoint = target.mode === "stdio"
     ? { mode: "stdio", connection: stdioConnection(io) }
     : target;
-  const server = await startValidatorServer(
+  const running = await server.startValidatorServer(
     endpoint,
-    () => createValidatorHandler(service, { log }),
+    () => server.createValidatorHandler(service, { log }),
     { log },
   );
-  const address = server.mode === "stdio" ? "" : ` address=${server.address}`;
-  return Object.assign(server, { ready: { line: `mode=${server.mode}${address}`, file: "" } });
+  const address = running.mode === "stdio" ? "" : ` address=${running.address}`;
+  return Object.assign(running, { ready: { line: `mode=${running.mode}${address}`, file: "" } });
 }
 
 /** The process model (MCP spec §3, §10): ready file and line, signals, clean exit. */

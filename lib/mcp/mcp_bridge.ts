@@ -19,7 +19,8 @@ import {
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../core/mod.ts";
 import { type JsonRpcId, type JsonRpcRequest, NO_REPLY, RPC_ERROR, RpcError } from "../rpc/mod.ts";
-import type { ToolResult, ValidatorService } from "./validator_service.ts";
+import type { ToolResult } from "./tool_result.ts";
+import type { ValidatorService } from "./validator_service.ts";
 
 /** How long one MCP request may stay unanswered by the SDK before it is failed. */
 const SDK_ANSWER_TIMEOUT_MS = 60_000;

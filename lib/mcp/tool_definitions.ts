@@ -158,3 +158,31 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
     outputSchema: output({ asset_id: { type: "string" }, backend_url: { type: "string" } }),
   },
 ]);
+
+/**
+ * Arguments a tool answers itself when they are missing, instead of refusing the call:
+ * MCP spec §4 answers `validate_asset` without `schema` with a `validation_failed` result.
+ */
+const ANSWERED_WHEN_MISSING: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  validate_asset: ["schema"],
+});
+
+/** The arguments a call must carry: the definition's `required` the tool does not answer itself. */
+export function requiredOf(definition: ToolDefinition): string[] {
+  const answered = ANSWERED_WHEN_MISSING[definition.name] ?? [];
+  return (definition.inputSchema.required as string[] | undefined ?? [])
+    .filter((parameter) => !answered.includes(parameter));
+}
+
+/** The schema a tool's arguments are checked against: its `inputSchema`, as it is called. */
+export function parameterSchemaOf(definition: ToolDefinition): Record<string, unknown> {
+  return { ...definition.inputSchema, required: requiredOf(definition) };
+}
+
+/**
+ * The argument schemas of every tool: `scripts/build_schema_validators.ts` precompiles them,
+ * so the validator child answers its first request without importing ajv.
+ */
+export function toolParameterSchemas(): Record<string, unknown>[] {
+  return TOOL_DEFINITIONS.map(parameterSchemaOf);
+}

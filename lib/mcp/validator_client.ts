@@ -16,7 +16,7 @@ import {
   type RpcOutcome,
   settlesWithin,
 } from "../rpc/mod.ts";
-import { PAYLOAD_TOO_LARGE_RESULT } from "./validator_service.ts";
+import { PAYLOAD_TOO_LARGE_RESULT } from "./tool_result.ts";
 import { resolveMcpEndpoint } from "./mcp_endpoint.ts";
 
 /** What the client reads of the configuration: the transport, and what its child gets. */

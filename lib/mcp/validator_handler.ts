@@ -1,5 +1,6 @@
 import { resultResponse, RPC_ERROR, RpcError, type RpcHandler } from "../rpc/mod.ts";
-import { PAYLOAD_TOO_LARGE_RESULT, type ValidatorService } from "./validator_service.ts";
+import { PAYLOAD_TOO_LARGE_RESULT } from "./tool_result.ts";
+import type { ValidatorService } from "./validator_service.ts";
 import type { McpSession } from "./mcp_bridge.ts";
 import { importMcpBridge } from "./_late_modules.ts";
 

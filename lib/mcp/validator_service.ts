@@ -12,7 +12,13 @@ import {
 } from "../core/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
 import type { JsonSchemaValidator, SchemaStore, ValidationIssue } from "../schema/mod.ts";
-import { TOOL_DEFINITIONS, type ToolDefinition } from "./tool_definitions.ts";
+import {
+  parameterSchemaOf,
+  requiredOf,
+  TOOL_DEFINITIONS,
+  type ToolDefinition,
+} from "./tool_definitions.ts";
+import { PAYLOAD_TOO_LARGE_RESULT, type ToolResult } from "./tool_result.ts";
 
 /**
  * The schema layer (the tools' argument validators) and the patch layer (`diff_assets`),
@@ -29,9 +35,6 @@ function importSchema(): Promise<typeof import("../schema/mod.ts")> {
 function importPatch(): Promise<typeof import("../patch/mod.ts")> {
   return import(new URL("../patch/mod.ts", import.meta.url).href);
 }
-
-/** A tool's answer: always an object with a boolean `ok` (MCP spec §4). */
-export type ToolResult = Record<string, unknown> & { ok: boolean };
 
 /** Where `populate_backend` posts assets; absent = backend disabled (MCP spec §2). */
 export interface BackendOptions {
@@ -57,13 +60,6 @@ export interface ValidatorServiceOptions {
    */
   delayMs?: number;
 }
-
-/** The spec's payload-too-large result (MCP spec §3, §6). */
-export const PAYLOAD_TOO_LARGE_RESULT: ToolResult = Object.freeze({
-  ok: false,
-  reason: "validation_failed",
-  errors: [{ path: "", msg: "payload_too_large" }],
-}) as ToolResult;
 
 /**
  * The most characters of paths a `diff_assets` patch may carry: 8× the 1 MiB request cap.
@@ -376,39 +372,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
   }
 }
 
-/**
- * Arguments a tool answers itself when they are missing, instead of refusing the call:
- * MCP spec §4 answers `validate_asset` without `schema` with a `validation_failed` result.
- */
-const ANSWERED_WHEN_MISSING: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  validate_asset: ["schema"],
-});
-
 const DEFINITIONS = new Map(TOOL_DEFINITIONS.map((definition) => [definition.name, definition]));
 
 /** The alias `validate` takes `validate_asset`'s arguments. */
 function definitionOf(name: string): ToolDefinition | undefined {
   return DEFINITIONS.get(name === "validate" ? "validate_asset" : name);
-}
-
-/** The arguments a call must carry: the definition's `required` the tool does not answer itself. */
-function requiredOf(definition: ToolDefinition): string[] {
-  const answered = ANSWERED_WHEN_MISSING[definition.name] ?? [];
-  return (definition.inputSchema.required as string[] | undefined ?? [])
-    .filter((parameter) => !answered.includes(parameter));
-}
-
-/** The schema a tool's arguments are checked against: its `inputSchema`, as it is called. */
-function parameterSchemaOf(definition: ToolDefinition): Record<string, unknown> {
-  return { ...definition.inputSchema, required: requiredOf(definition) };
-}
-
-/**
- * The argument schemas of every tool: `scripts/build_schema_validators.ts` precompiles them,
- * so the validator child answers its first request without importing ajv.
- */
-export function toolParameterSchemas(): Record<string, unknown>[] {
-  return TOOL_DEFINITIONS.map(parameterSchemaOf);
 }
 
 /** What checking a tool's arguments takes, worked out once per process. */

@@ -22,9 +22,9 @@ import {
 import { errorMessage, VERSION } from "../core/mod.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import {
+  loadServerSide,
   type McpHttpServerOptions,
   type RunningMcpHttpServer,
-  startMcpHttpServer,
 } from "../mcp/mod.ts";
 import { openEventStore, SynthesizedRegistry, ToolCallRecorder } from "../synthesize/mod.ts";
 import { connectUpstream, listAllTools, upstreamSecrets, type UpstreamTarget } from "./upstream.ts";
@@ -168,11 +168,12 @@ export async function runMcpProxy(
  * per MCP session (per request for the stateless 2026-era protocol); a call is recorded
  * under its MCP session id.
  */
-export function serveMcpProxyHttp(
+export async function serveMcpProxyHttp(
   proxy: McpProxy,
   options: McpHttpServerOptions,
 ): Promise<RunningMcpHttpServer> {
-  return startMcpHttpServer(() => proxy.openSession(), options);
+  const { startMcpHttpServer } = await loadServerSide();
+  return await startMcpHttpServer(() => proxy.openSession(), options);
 }
 
 /** Reads the upstream's tools and the promoted composites again (at start, on list change). */
