@@ -164,6 +164,7 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
   let traceError: unknown;
   const session = await openToolSession({
     ...options,
+    firstTool: positionals[0],
     trace: traceFile
       ? (event) => appendJsonl(traceFile, event).catch((error) => void (traceError ??= error))
       : undefined,

@@ -24,7 +24,10 @@
  * Protocol: `{seq, op, ...params}` in; `{seq, ok: true, value}` or
  * `{seq, ok: false, code, message}` out; a spawn also sends `{seq, spawned: pid}` first.
  * To check an open file it sends `{verify: id, dev, ino, list}` and gets
- * `{verified: id, path, entries?}` or `{verified: id, error}` back.
+ * `{verified: id, path, entries?}` or `{verified: id, error}` back. `read_text` answers
+ * `{seq, held: {dev, ino}, value}` (no `ok`): `held` is the descriptor it read through,
+ * still open; the supervisor proves it inside the root before it gives the value out,
+ * then sends `{released: seq}` and the worker closes it.
  */
 interface Reply {
   seq: number;
@@ -108,31 +111,46 @@ function cutUtf8(bytes: Uint8Array, max: number): Uint8Array {
   return bytes.subarray(0, end);
 }
 
-async function readCapped(
-  reader: { read(buffer: Uint8Array): Promise<number | null> },
-  max: number,
-): Promise<{ bytes: Uint8Array; more: boolean }> {
+/** Up to `max + 4` bytes of the file (enough to tell whether it goes on), synchronously. */
+function readCapped(file: Deno.FsFile, max: number): { bytes: Uint8Array; more: boolean } {
   const buffer = new Uint8Array(max + 4);
   let length = 0;
   while (length < buffer.length) {
-    const count = await reader.read(buffer.subarray(length));
+    const count = file.readSync(buffer.subarray(length));
     if (count === null) return { bytes: buffer.subarray(0, length), more: false };
     length += count;
   }
   return { bytes: buffer, more: true };
 }
 
-async function readText(params: { root: string; path: string; maxBytes: number }) {
+/**
+ * An answer that the supervisor gives out only once it has proved the open descriptor
+ * (`dev`, `ino`) inside the root; the descriptor stays open until it says `released`.
+ */
+class HeldOpen {
+  constructor(readonly value: unknown, readonly info: Deno.FileInfo) {}
+}
+
+const held = new Map<number, Deno.FsFile>();
+
+/**
+ * `read_text`: opened, then read through the descriptor, and answered together with the
+ * descriptor's identity: the supervisor proves where it is before it hands the text on,
+ * so a read costs one round trip between the threads instead of two. What was read of a
+ * file outside the root never leaves the supervisor.
+ */
+function readText(seq: number, params: { root: string; path: string; maxBytes: number }) {
   const { file, info } = openForReading(params.path, false);
   try {
-    await openedInside(params.root, info);
-    const reader = { read: (buffer: Uint8Array) => Promise.resolve(file.readSync(buffer)) };
-    const { bytes, more } = await readCapped(reader, params.maxBytes);
+    const { bytes, more } = readCapped(file, params.maxBytes);
     const kept = cutUtf8(bytes, params.maxBytes);
     const truncated = more || kept.length < bytes.length;
-    return { text: new TextDecoder().decode(kept), bytes: info.size, truncated };
-  } finally {
+    const value = { text: new TextDecoder().decode(kept), bytes: info.size, truncated };
+    held.set(seq, file);
+    return new HeldOpen(value, info);
+  } catch (error) {
     file.close();
+    throw error;
   }
 }
 
@@ -372,29 +390,51 @@ function failure(seq: number, error: unknown): Reply {
 // deno-lint-ignore no-explicit-any
 type Params = any;
 
-const OPS: Record<string, (seq: number, params: Params) => Promise<unknown>> = {
-  read_text: (_seq, params) => readText(params),
+const OPS: Record<string, (seq: number, params: Params) => unknown> = {
+  read_text: (seq, params) => readText(seq, params),
   list_dir: (_seq, params) => listDir(params),
   spawn: (seq, params) => spawn(seq, params),
   fetch: (_seq, params) => fetchOnce(params),
 };
+
+/**
+ * Whether the permissions bind, proved before any request is read: requests may already be
+ * waiting (the supervisor does not wait for the answer below), and none runs unless this
+ * holds.
+ */
+const ENFORCED = probe();
 
 self.onmessage = async (event: MessageEvent) => {
   if (typeof event.data?.verified === "number") {
     verifying.get(event.data.verified)?.(event.data);
     return;
   }
+  if (typeof event.data?.released === "number") {
+    held.get(event.data.released)?.close();
+    held.delete(event.data.released);
+    return;
+  }
   const { seq, op, params } = event.data as { seq: number; op: string; params: Params };
+  if (!ENFORCED) {
+    const message = "The sandbox's permissions are not enforced here; refusing to run tools";
+    self.postMessage({ seq, ok: false, code: "sandbox_unavailable", message });
+    return;
+  }
   const run = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
   if (!run) {
     self.postMessage({ seq, ok: false, code: "io_error", message: `Unknown operation: ${op}` });
     return;
   }
   try {
-    self.postMessage({ seq, ok: true, value: await run(seq, params) });
+    const value = await run(seq, params);
+    if (value instanceof HeldOpen) {
+      // No `ok`: a supervisor that does not prove `held` takes this for a failure.
+      const held = { dev: value.info.dev, ino: value.info.ino };
+      self.postMessage({ seq, held, value: value.value });
+    } else self.postMessage({ seq, ok: true, value });
   } catch (error) {
     self.postMessage(failure(seq, error));
   }
 };
 
-self.postMessage({ ready: true, enforced: probe() });
+self.postMessage({ ready: true, enforced: ENFORCED });

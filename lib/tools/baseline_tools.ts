@@ -13,9 +13,8 @@ export const BASELINE_TOOLS: readonly ToolDescriptor[] = Object.freeze([
   HTTP_GET,
 ]);
 
-/** A registry holding the baseline tools. */
-export async function baselineRegistry(): Promise<ToolRegistry> {
-  const registry = new ToolRegistry();
+/** A registry holding the baseline tools: `registry` (a new one by default) with them added. */
+export async function baselineRegistry(registry = new ToolRegistry()): Promise<ToolRegistry> {
   for (const tool of BASELINE_TOOLS) await registry.register(tool);
   return registry;
 }

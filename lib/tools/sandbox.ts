@@ -2,6 +2,7 @@ import { ToolFailure } from "./tool_failure.ts";
 import type { ToolErrorCode } from "./types.ts";
 import { compareCodePoints, startTimer } from "../core/mod.ts";
 import type { WriteOutcome } from "./_write_inside.ts";
+import { isInside } from "./resolve_in_root.ts";
 
 /** What a sandbox may touch; everything not named here is denied. */
 export interface SandboxPermissions {
@@ -29,6 +30,8 @@ interface Pending {
   reject(error: unknown): void;
   onSpawn?: (pid: number) => void;
   pid?: number;
+  /** The root the request named: an answer read through an open descriptor must lie inside it. */
+  root: string;
 }
 
 /** A stable key: a session reuses its warm sandbox until this changes. */
@@ -56,6 +59,9 @@ export class Sandbox {
   #dead = false;
   #retiring = false;
   #users = 0;
+  /** Settles when the worker has proved its permissions bind (rejects if it cannot). */
+  #proven: Promise<void> = Promise.resolve();
+  #endProof?: (message: string) => void;
 
   private constructor(worker: Worker, permissions: SandboxPermissions) {
     this.#worker = worker;
@@ -64,8 +70,21 @@ export class Sandbox {
     this.runsPrograms = permissions.run.length > 0;
   }
 
-  /** Starts a worker with these permissions and waits until it has checked them. */
+  /** Starts a worker with these permissions and waits until it has proved they bind. */
   static async start(permissions: SandboxPermissions): Promise<Sandbox> {
+    const sandbox = Sandbox.launch(permissions);
+    await sandbox.#proven;
+    return sandbox;
+  }
+
+  /**
+   * Starts a worker with these permissions without waiting for it. Requests may be made at
+   * once: the worker answers none before it has proved its permissions bind (it checks
+   * that itself, first thing), and a worker that cannot prove it is ended with every
+   * request failing as `sandbox_unavailable`. A request then costs no extra round trip
+   * between the threads while the worker starts.
+   */
+  static launch(permissions: SandboxPermissions): Sandbox {
     let worker: Worker;
     try {
       worker = new Worker(WORKER_URL, {
@@ -88,18 +107,20 @@ export class Sandbox {
       throw new ToolFailure("sandbox_unavailable", `Cannot start the sandbox: ${String(error)}`);
     }
     const sandbox = new Sandbox(worker, permissions);
-    await sandbox.#ready();
+    sandbox.#proven = sandbox.#ready();
+    sandbox.#proven.catch(() => {}); // a failed proof ends the sandbox and its requests
     return sandbox;
   }
 
   #ready(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const fail = (message: string) => {
+      const fail = (message: string) => this.#die("sandbox_unavailable", message);
+      const cancel = startTimer(READY_TIMEOUT_MS, () => fail("The sandbox did not start in time"));
+      // Ended before its proof (closed, or failed): stop waiting for it.
+      this.#endProof = (message) => {
         cancel();
-        this.close();
         reject(new ToolFailure("sandbox_unavailable", message));
       };
-      const cancel = startTimer(READY_TIMEOUT_MS, () => fail("The sandbox did not start in time"));
       this.#worker.onerror = (event) => {
         event.preventDefault();
         fail(`The sandbox failed to start: ${event.message}`);
@@ -135,7 +156,9 @@ export class Sandbox {
       const cancel = startTimer(options.timeoutMs, () => {
         this.#die("timeout", `The call took longer than ${Math.round(options.timeoutMs)} ms`);
       });
+      const named = (params as { root?: unknown } | null)?.root;
       this.#pending.set(seq, {
+        root: typeof named === "string" ? named : this.root,
         onSpawn: options.onSpawn,
         resolve: (value) => {
           cancel();
@@ -181,6 +204,7 @@ export class Sandbox {
       code?: string;
       message?: string;
       spawned?: number;
+      held?: { dev?: unknown; ino?: unknown };
       verify?: number;
       dev?: unknown;
       ino?: unknown;
@@ -198,10 +222,38 @@ export class Sandbox {
       return;
     }
     this.#pending.delete(data.seq);
-    if (data.ok) pending.resolve(data.value);
+    if (data.held !== undefined) this.#proveHeld(data.seq, pending, data);
+    else if (data.ok) pending.resolve(data.value);
     else {pending.reject(
         new ToolFailure((data.code ?? "io_error") as ToolErrorCode, data.message ?? "failed"),
       );}
+  }
+
+  /**
+   * Gives out an answer the worker read through a descriptor it still holds open only when
+   * that descriptor (`dev`, `ino`) really lies inside the request's root — the kernel's
+   * path, not the one asked for — then lets the worker close it.
+   */
+  #proveHeld(
+    seq: number,
+    pending: Pending,
+    data: { value?: unknown; held?: { dev?: unknown; ino?: unknown } },
+  ): void {
+    let path: string | undefined;
+    let problem = "";
+    try {
+      path = openedPath(data.held?.dev, data.held?.ino).path;
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    }
+    if (!this.#dead) this.#worker.postMessage({ released: seq });
+    if (path === undefined) {
+      pending.reject(
+        new ToolFailure("sandbox_unavailable", `Cannot check what was opened: ${problem}`),
+      );
+    } else if (!isInside(pending.root, path)) {
+      pending.reject(new ToolFailure("path_escape", "Path leaves the sandbox root"));
+    } else pending.resolve(data.value);
   }
 
   /**
@@ -214,10 +266,7 @@ export class Sandbox {
   #verify(id: number, dev: unknown, ino: unknown, list: unknown): void {
     let reply: Record<string, unknown>;
     try {
-      if (!Number.isSafeInteger(dev) || !Number.isSafeInteger(ino)) {
-        throw new TypeError("Not a file's identity");
-      }
-      const opened = descriptorOn(dev as number, ino as number);
+      const opened = openedPath(dev, ino);
       const count = Number.isSafeInteger(list) ? list as number : 0;
       reply = {
         verified: id,
@@ -234,6 +283,7 @@ export class Sandbox {
   #die(code: ToolErrorCode, message: string): void {
     if (this.#dead) return;
     this.#dead = true;
+    this.#endProof?.(message);
     for (const pending of this.#pending.values()) {
       if (pending.pid !== undefined) killGroup(pending.pid);
       pending.reject(new ToolFailure(code, message));
@@ -269,6 +319,14 @@ export class Sandbox {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** {@linkcode descriptorOn} for identities that came from the worker, checked first. */
+function openedPath(dev: unknown, ino: unknown): { fd: number; path: string } {
+  if (!Number.isSafeInteger(dev) || !Number.isSafeInteger(ino)) {
+    throw new TypeError("Not a file's identity");
+  }
+  return descriptorOn(dev as number, ino as number);
 }
 
 /**

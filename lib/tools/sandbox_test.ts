@@ -29,6 +29,50 @@ Deno.test("Sandbox denies reads outside its root even when asked directly", asyn
   await Deno.remove(base, { recursive: true });
 });
 
+/** This process's open descriptors on the file's inode (the worker's are ours too). */
+function descriptorsOn(path: string): number {
+  const { dev, ino } = Deno.statSync(path);
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc/self/fd")) {
+    try {
+      const info = Deno.statSync(`/proc/self/fd/${entry.name}`);
+      if (info.dev === dev && info.ino === ino) count++;
+    } catch {
+      // closed while looked at
+    }
+  }
+  return count;
+}
+
+Deno.test("Sandbox gives out a read only when the descriptor it read through lies inside the request's root, and closes it either way", async () => {
+  // The worker may read the whole sandbox root; the request names a narrower root. What it
+  // read of a file outside that root must not come back, and no descriptor may stay open.
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  const narrow = join(base, "narrow");
+  await Deno.mkdir(narrow);
+  await Deno.writeTextFile(join(base, "beside.txt"), "SENTINEL-beside");
+  await Deno.writeTextFile(join(narrow, "in.txt"), "inside");
+  using sandbox = await Sandbox.start({ root: base, net: [], run: [] });
+  const read = (path: string) =>
+    sandbox.request("read_text", { root: narrow, path, maxBytes: 100 }, { timeoutMs: 5000 });
+  const failure = await rejection(read(join(base, "beside.txt")));
+  assert.equal(failure.code, "path_escape");
+  assert.doesNotMatch(failure.message, /SENTINEL/);
+  assert.deepEqual(await read(join(narrow, "in.txt")), {
+    text: "inside",
+    bytes: 6,
+    truncated: false,
+  });
+  // The worker closes a descriptor when the supervisor releases it, one message later.
+  const open = () =>
+    descriptorsOn(join(base, "beside.txt")) + descriptorsOn(join(narrow, "in.txt"));
+  for (let turn = 0; turn < 50 && open() > 0; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(open(), 0);
+  await Deno.remove(base, { recursive: true });
+});
+
 Deno.test("Sandbox denies writes outside its root and symlinks it did not check", async () => {
   const base = await Deno.realPath(await Deno.makeTempDir());
   const root = join(base, "root");
@@ -110,3 +154,37 @@ function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+Deno.test("a sandbox worker whose permissions do not bind runs no request, not even one sent before its proof", async () => {
+  // Started with all of this test's permissions: its probe must fail, and the request
+  // already waiting when it does must be refused, not run.
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.writeTextFile(join(root, "a.txt"), "SENTINEL-unproved");
+  const worker = new Worker(new URL("./_sandbox_worker.ts", import.meta.url), { type: "module" });
+  const messages: unknown[] = [];
+  const two = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${JSON.stringify(messages)}`)), 10_000);
+    worker.onmessage = (event) => {
+      messages.push(event.data);
+      if (messages.length === 2) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+  });
+  worker.postMessage({
+    seq: 1,
+    op: "read_text",
+    params: { root, path: join(root, "a.txt"), maxBytes: 100 },
+  });
+  try {
+    await two;
+  } finally {
+    worker.terminate();
+  }
+  assert.deepEqual(messages[0], { ready: true, enforced: false });
+  const refusal = messages[1] as { seq: number; ok: boolean; code: string };
+  assert.deepEqual([refusal.seq, refusal.ok, refusal.code], [1, false, "sandbox_unavailable"]);
+  assert.doesNotMatch(JSON.stringify(messages), /SENTINEL/);
+  await Deno.remove(root, { recursive: true });
+});

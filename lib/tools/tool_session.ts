@@ -8,7 +8,7 @@ import {
   SynError,
 } from "../core/mod.ts";
 import { sandboxNetHosts, systemResolveHost } from "./_url_policy.ts";
-import { baselineRegistry } from "./baseline_tools.ts";
+import { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
 import {
   type CapabilityState,
   grantCapability,
@@ -21,7 +21,7 @@ import { permissionsKey, Sandbox, type SandboxPermissions } from "./sandbox.ts";
 import { DEFAULT_SHELL_ALLOW, detectBubblewrap, shellRunPermissions } from "./shell_exec.ts";
 import type { ToolContext, ToolPolicy } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
-import { argsValidator, type ToolRegistry } from "./tool_registry.ts";
+import { argsValidator, ToolRegistry } from "./tool_registry.ts";
 import { outputSummary } from "./output_summary.ts";
 import type { ToolError, ToolOutcome, ToolResult, ToolTraceSink } from "./types.ts";
 
@@ -53,6 +53,12 @@ export interface ToolSessionOptions {
   defaultTimeoutMs?: number;
   /** The tools offered (default: the five baseline tools). */
   registry?: ToolRegistry;
+  /**
+   * The tool the first call will name, when that is known as the session opens (`syn tools
+   * run`): the sandbox such a call uses, if it starts no program, starts at once, so its
+   * worker's start overlaps the argument validators and the call's own set-up.
+   */
+  firstTool?: string;
   /** Secret values masked in trace events. */
   secrets?: readonly string[];
   resolveHost?: (hostname: string) => Promise<string[]>;
@@ -86,8 +92,6 @@ export class ToolSession {
   #queue: Promise<unknown> = Promise.resolve();
   /** Resolved executables per allowlist: resolving them costs ~26 file lookups. */
   #resolvedPrograms = new Map<string, Promise<string[]>>();
-  /** Sandboxes being started, by permissions key. */
-  #starting = new Map<string, Promise<Sandbox>>();
   #closed = false;
 
   private constructor(
@@ -110,8 +114,26 @@ export class ToolSession {
    */
   static async open(options: ToolSessionOptions): Promise<ToolSession> {
     const root = await realRoot(options.root);
-    const registry = options.registry ?? await baselineRegistry();
-    return new ToolSession(options, root, registry);
+    const session = new ToolSession(options, root, options.registry ?? new ToolRegistry());
+    if (options.firstTool !== undefined) session.#prestart(options.firstTool);
+    if (!options.registry) {
+      try {
+        await baselineRegistry(session.registry);
+      } catch (error) {
+        session.close();
+        throw error;
+      }
+    }
+    return session;
+  }
+
+  /** Starts, without waiting, the sandbox a first call of `tool` will use (`firstTool`). */
+  #prestart(tool: string): void {
+    const descriptor = this.registry.get(tool) ??
+      BASELINE_TOOLS.find((baseline) => baseline.name === tool);
+    if (descriptor?.startsPrograms !== false) return;
+    // A start that fails is tried again, and reported, by the call itself.
+    this.#warmSandbox(false).catch(() => {});
   }
 
   /** The sandbox root (a real path). */
@@ -247,6 +269,8 @@ export class ToolSession {
    * call that starts no program gets no `run` permission: the first that does probes
    * bubblewrap, resolves the allowlist and moves the session to a sandbox that may run
    * them (which then serves every call). A replaced sandbox ends once its calls are done.
+   * A new sandbox is handed out as its worker starts: its requests wait there, behind the
+   * worker's proof of its permissions.
    */
   async #warmSandbox(startsPrograms: boolean): Promise<Sandbox> {
     const runs = startsPrograms || this.#sandbox?.runsPrograms === true;
@@ -257,22 +281,12 @@ export class ToolSession {
     };
     const key = permissionsKey(permissions);
     const current = this.#sandbox;
-    if (current && !current.dead && current.key === key) return current;
     // Calls made together (a composite's parallel steps) share one start.
-    let starting = this.#starting.get(key);
-    if (!starting) {
-      starting = Sandbox.start(permissions).finally(() => this.#starting.delete(key));
-      this.#starting.set(key, starting);
-    }
-    const started = await starting;
-    if (this.#closed) {
-      started.close();
-      throw new ToolFailure("sandbox_unavailable", "The tool session is closed");
-    }
-    if (this.#sandbox !== started) {
-      this.#sandbox?.retire();
-      this.#sandbox = started;
-    }
+    if (current && !current.dead && current.key === key) return current;
+    if (this.#closed) throw new ToolFailure("sandbox_unavailable", "The tool session is closed");
+    const started = Sandbox.launch(permissions);
+    current?.retire();
+    this.#sandbox = started;
     return started;
   }
 

@@ -232,3 +232,58 @@ Deno.test("ToolSession: steps made together share one sandbox start; a replaced 
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
+
+/** Worker threads of this process (Deno names them `worker-N`). */
+function workerThreads(): number {
+  let count = 0;
+  for (const task of Deno.readDirSync("/proc/self/task")) {
+    try {
+      if (Deno.readTextFileSync(`/proc/self/task/${task.name}/comm`).startsWith("worker-")) count++;
+    } catch {
+      // ended while looked at
+    }
+  }
+  return count;
+}
+
+/** Waits (at most 5 s) until this process runs `count` worker threads. */
+async function settlesAt(count: number): Promise<number> {
+  for (let turn = 0; turn < 500 && workerThreads() !== count; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return workerThreads();
+}
+
+Deno.test("ToolSession.open() with firstTool starts the sandbox a first read uses; closed early, it leaves no worker", async () => {
+  await using dir = await tempRoot();
+  await Deno.writeTextFile(join(dir.root, "a.txt"), "alpha");
+  assert.equal(await settlesAt(0), 0, "workers of earlier tests still run");
+  const session = await ToolSession.open({
+    root: dir.root,
+    bubblewrap: "off",
+    firstTool: "fs.read_text",
+  });
+  assert.equal(workerThreads(), 1, "the sandbox did not start as the session opened");
+  const read = await session.call({ id: "1", tool: "fs.read_text", args: { path: "a.txt" } });
+  assert.equal(read.ok, true, JSON.stringify(read));
+  assert.equal((read.output as { text: string }).text, "alpha");
+  assert.equal(workerThreads(), 1, "the first call started a second sandbox");
+  session.close();
+  assert.equal(await settlesAt(0), 0);
+  // A tool that starts programs gets its sandbox (and the bubblewrap probe) at its call.
+  const shell = await ToolSession.open({
+    root: dir.root,
+    bubblewrap: "off",
+    firstTool: "shell.exec",
+  });
+  assert.equal(workerThreads(), 0);
+  shell.close();
+  // Closed before its sandbox is even ready: the worker ends all the same.
+  const early = await ToolSession.open({
+    root: dir.root,
+    bubblewrap: "off",
+    firstTool: "fs.list_dir",
+  });
+  early.close();
+  assert.equal(await settlesAt(0), 0);
+});
