@@ -34,6 +34,8 @@ export const EMBEDDED: readonly string[] = [
   "lib/mcp/tools_mcp_server.ts",
   // The validator service's server half, loaded at first use (lib/mcp/server_side.ts).
   "lib/mcp/_server_side.ts",
+  // The validator client, loaded at first use (lib/mcp/client_side.ts).
+  "lib/mcp/validator_client.ts",
   // The schema store's code, loaded when a store is first asked for (lib/schema/load_schema_store.ts).
   "lib/schema/_schema_store.ts",
   // The tools' implementations a call loads when it first needs them (lib/tools/shell_exec.ts).

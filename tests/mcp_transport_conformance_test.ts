@@ -3,8 +3,10 @@
  * stdio (a `deno run main.ts mcp-serve --stdio` child), TCP and a Unix socket.
  */
 import assert from "node:assert/strict";
-import { validatorClientFromConnection } from "../lib/mcp/mod.ts";
+import { loadClientSide } from "../lib/mcp/mod.ts";
 import { startHarness, type TransportName } from "./mcp_channels.ts";
+
+const { validatorClientFromConnection } = await loadClientSide();
 
 const TRANSPORTS: TransportName[] = ["memory", "stdio", "tcp", "socket"];
 const MIB = 1024 * 1024;

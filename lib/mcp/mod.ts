@@ -6,7 +6,8 @@
  * HTTP, and the client `generate` uses. `serveToolsStdio` and `serveToolsHttp` serve syn's
  * sandboxed tools (a `ToolSession`) as an MCP server instead, on the same transports. The
  * servers are reached through `loadServerSide()`, which loads them at first use: a client
- * never evaluates them.
+ * never evaluates them. Likewise the client's code loads through `loadClientSide()` (which
+ * `connectValidator` calls): a server never evaluates it.
  *
  * ```ts
  * import { loadConfig } from "../core/mod.ts";
@@ -20,17 +21,16 @@
  * await validator.close();
  * ```
  */
+export { connectValidator, type ConnectValidatorOptions } from "./connect_validator.ts";
 export {
-  connectValidator,
-  type ConnectValidatorOptions,
   resolveValidatorTarget,
-  type ValidatorClient,
-  validatorClientFromConnection,
   type ValidatorConfig,
   type ValidatorTarget,
-  type ValidatorTransport,
-  type ValidatorVerdict,
-} from "./validator_client.ts";
+} from "./validator_target.ts";
+// The client half loads at first use (`loadClientSide`, which `connectValidator` calls once
+// a stdio child is started); only its types are named here.
+export { type ClientSide, loadClientSide } from "./client_side.ts";
+export type { ValidatorClient, ValidatorTransport, ValidatorVerdict } from "./validator_client.ts";
 export {
   countCalls,
   type CountedValidator,

@@ -1,8 +1,6 @@
-import {
-  connectValidator,
-  type ValidatorClient,
-  type ValidatorConfig,
-} from "./validator_client.ts";
+import { connectValidator } from "./connect_validator.ts";
+import type { ValidatorClient } from "./validator_client.ts";
+import type { ValidatorConfig } from "./validator_target.ts";
 
 /** A validator connection that counts the calls made through it. */
 export interface CountedValidator extends ValidatorClient {

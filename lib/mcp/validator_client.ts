@@ -1,13 +1,8 @@
-import {
-  errorMessage,
-  isRecord,
-  SECRET_VARIABLE_NAMES,
-  ShellWordsError,
-  splitShellWords,
-  startTimer,
-  type SynConfig,
-  SynError,
-} from "../core/mod.ts";
+/**
+ * The client half of this layer (loaded through `loadClientSide`): a validator client over
+ * a connection, a child's pipes or a socket.
+ */
+import { errorMessage, isRecord, startTimer } from "../core/mod.ts";
 import {
   connectionFromConn,
   MAX_LINE_BYTES,
@@ -17,30 +12,7 @@ import {
   settlesWithin,
 } from "../rpc/mod.ts";
 import { PAYLOAD_TOO_LARGE_RESULT } from "./tool_result.ts";
-import { resolveMcpEndpoint } from "./mcp_endpoint.ts";
-
-/** What the client reads of the configuration: the transport, and what its child gets. */
-export type ValidatorConfig = Pick<
-  SynConfig,
-  "mcp" | "schemasDir" | "examplesDir" | "backend" | "system"
->;
-
-/** Options of {@linkcode connectValidator}. */
-export interface ConnectValidatorOptions {
-  /** The configuration (`MCP_ENDPOINT`, `MCP_HOST`, …, and what a stdio child is given). */
-  config: ValidatorConfig;
-  /** The argv that starts this program, used to spawn `mcp-serve --stdio` as a child. */
-  selfCommand: readonly string[];
-  /** Receives warnings (deprecations, fallbacks) and the child's stderr lines. */
-  warn?: (line: string) => void;
-  /** Per-call timeout in milliseconds (default 10,000); also bounds connecting. */
-  timeoutMs?: number;
-  /**
-   * How long `close()` waits for a stdio child to exit after its input ends before it
-   * sends SIGTERM, and again before SIGKILL (default 2,000 ms).
-   */
-  closeGraceMs?: number;
-}
+import type { ValidatorTarget } from "./validator_target.ts";
 
 /** A validation verdict, or a structured failure (`reason` + `detail`). */
 export interface ValidatorVerdict {
@@ -67,90 +39,11 @@ export interface ValidatorClient {
   close(): Promise<void>;
 }
 
-/** How {@linkcode connectValidator} resolved the environment. */
-export type ValidatorTarget =
-  | { transport: "stdio"; command: string[]; own: boolean }
-  | { transport: "tcp"; hostname: string; port: number }
-  | { transport: "socket"; path: string };
-
-/** Variables a stdio child receives from the caller's configuration when they are set. */
-function forwardedToChild(config: ValidatorConfig): Record<string, string | undefined> {
-  return {
-    // The same Deno cache as ours (also when only `.env` names it): our own child then finds
-    // every npm package we have and never downloads into another cache.
-    DENO_DIR: config.system.denoDir,
-    SYN_SCHEMAS_DIR: config.schemasDir,
-    SYN_EXAMPLES_DIR: config.examplesDir,
-    SYN_BACKEND_URL: config.backend.url,
-    SYN_BACKEND_ASSETS_PATH: config.backend.assetsPath,
-    MCP_READY_FILE: config.mcp.readyFile,
-  };
-}
-
-/**
- * Resolves the validator transport from the configuration, as the server reads it
- * (`resolveMcpEndpoint`, client role). Nothing configured (no `MCP_ENDPOINT`, `MCP_HOST`
- * or `MCP_PORT`), or stdio without `MCP_ADAPTER_CMD` → our own `mcp-serve --stdio` as a
- * child. Throws `SynError` with code `validator_config` for a configuration that cannot
- * work (tcp without a port or on port 0, socket without a path, an `MCP_ADAPTER_CMD` that
- * is not one plain command).
- */
-export function resolveValidatorTarget(
-  config: Pick<ValidatorConfig, "mcp" | "schemasDir" | "examplesDir">,
-  selfCommand: readonly string[],
-  warn: (line: string) => void = () => {},
-): ValidatorTarget {
-  const own = { transport: "stdio" as const, command: [...selfCommand, "mcp-serve", "--stdio"] };
-  const target = resolveMcpEndpoint(config.mcp, "client", (line) => warn(`validator: ${line}`));
-  if (target.transport !== "stdio") {
-    const deprecated = { SYN_SCHEMAS_DIR: config.schemasDir, SYN_EXAMPLES_DIR: config.examplesDir };
-    for (const [name, value] of Object.entries(deprecated)) {
-      if (value) {
-        warn(
-          `validator: ${name} is deprecated and ignored for ${target.transport}; configure the server's schemas instead`,
-        );
-      }
-    }
-    return target;
-  }
-  const adapter = target.configured ? config.mcp.adapterCommand : undefined;
-  if (adapter === undefined) return { ...own, own: true };
-  return { transport: "stdio", command: adapterCommand(adapter), own: false };
-}
-
-/** `MCP_ADAPTER_CMD` as argv, split by syn's one shell-word splitter. */
-function adapterCommand(line: string): string[] {
-  try {
-    return splitShellWords(line, "MCP_ADAPTER_CMD");
-  } catch (error) {
-    if (!(error instanceof ShellWordsError)) throw error;
-    throw new SynError("validator_config", error.message);
-  }
-}
-
-/**
- * Connects to the validator service chosen by the environment (see
- * {@linkcode resolveValidatorTarget}). Throws only for a configuration error; a server
- * that cannot be reached gives a client whose every call answers
- * `{ ok: false, reason: "transport_error", detail }`.
- */
-export async function connectValidator(options: ConnectValidatorOptions): Promise<ValidatorClient> {
-  const warn = options.warn ?? (() => {});
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const target = resolveValidatorTarget(options.config, options.selfCommand, warn);
-  if (target.transport === "stdio") {
-    // Our own child must not share the default ready file with other syn processes
-    // running at once (each would remove the other's): it gets a file of its own,
-    // unless MCP_READY_FILE names one.
-    const extraEnv: Record<string, string> = target.own && !options.config.mcp.readyFile
-      ? {
-        MCP_READY_FILE: `${temporaryDirectory(options.config.system.tempDir)}/syn-mcp-${Deno.pid}-${
-          crypto.randomUUID().slice(0, 8)
-        }.ready`,
-      }
-      : {};
-    return spawnValidator(target.command, options, timeoutMs, extraEnv);
-  }
+/** Connects to a validator listening on TCP or a Unix socket. */
+export async function connectOverNetwork(
+  target: Exclude<ValidatorTarget, { transport: "stdio" }>,
+  timeoutMs: number,
+): Promise<ValidatorClient> {
   let conn: Deno.Conn;
   try {
     conn = await withTimeout(
@@ -168,17 +61,6 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     transport: target.transport,
     timeoutMs,
   });
-}
-
-/**
- * Where temporary files go, by `os.tmpdir()`'s rule (the configuration's `TMPDIR`, `TMP` or
- * `TEMP`, else `/tmp`),
- * without `node:os`: the first `node:` import starts Deno's Node compatibility layer,
- * which would cost `generate` a third of a bare start.
- */
-export function temporaryDirectory(configured: string | undefined): string {
-  const directory = configured || "/tmp";
-  return directory.length > 1 ? directory.replace(/[\\/]+$/, "") : directory;
 }
 
 /**
@@ -257,7 +139,8 @@ function toVerdict(result: Record<string, unknown> & { ok: boolean }): Validator
   return verdict;
 }
 
-function deadClient(transport: ValidatorTransport, detail: string): ValidatorClient {
+/** A client whose every call answers `transport_error` with `detail`: no connection was made. */
+export function deadClient(transport: ValidatorTransport, detail: string): ValidatorClient {
   const failure = () => Promise.resolve({ ok: false, reason: "transport_error", detail });
   return {
     transport,
@@ -267,34 +150,27 @@ function deadClient(transport: ValidatorTransport, detail: string): ValidatorCli
   };
 }
 
-function spawnValidator(
-  command: string[],
-  options: ConnectValidatorOptions,
-  timeoutMs: number,
-  extraEnv: Record<string, string> = {},
+/** Options of {@linkcode childValidatorClient}. */
+export interface ChildClientOptions {
+  /** Receives the child's stderr lines (its stderr must then be piped). */
+  warn?: (line: string) => void;
+  timeoutMs: number;
+  /**
+   * How long `close()` waits for the child to exit after its input ends before it sends
+   * SIGTERM, and again before SIGKILL (default 2,000 ms).
+   */
+  closeGraceMs?: number;
+}
+
+/**
+ * A client over a validator child started by `spawnValidatorProcess`: requests on its
+ * stdin, replies on its stdout, its stderr lines to `warn`. `close()` ends its input and
+ * waits for it to exit; a child that lingers is stopped, then killed.
+ */
+export function childValidatorClient(
+  child: Deno.ChildProcess,
+  options: ChildClientOptions,
 ): ValidatorClient {
-  const env: Record<string, string> = { ...extraEnv };
-  // A child inherits our environment; a validator has no use for the provider keys, and an
-  // MCP_ADAPTER_CMD may be someone else's program: it sees them empty.
-  for (const name of SECRET_VARIABLE_NAMES) env[name] = "";
-  for (const [name, value] of Object.entries(forwardedToChild(options.config))) {
-    if (value !== undefined) env[name] = value;
-  }
-  // Plain text on stderr: what the child says reaches the user's terminal as a warning.
-  env.NO_COLOR = "1";
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(command[0], {
-      args: command.slice(1),
-      env,
-      stdin: "piped",
-      stdout: "piped",
-      // Never our stdout: the child's diagnostics go to `warn`, or nowhere.
-      stderr: options.warn ? "piped" : "null",
-    }).spawn();
-  } catch (error) {
-    return deadClient("stdio", `cannot start ${command[0]}: ${errorMessage(error)}`);
-  }
   let exitCode: number | undefined;
   const status = child.status.then((value) => {
     exitCode = value.code;
@@ -323,7 +199,7 @@ function spawnValidator(
   };
   return validatorClientFromConnection(connection, {
     transport: "stdio",
-    timeoutMs,
+    timeoutMs: options.timeoutMs,
     describeClose: () =>
       exitCode === undefined
         ? "validator process closed its output"

@@ -1,0 +1,55 @@
+import { ShellWordsError, splitShellWords, type SynConfig, SynError } from "../core/mod.ts";
+import { resolveMcpEndpoint } from "./mcp_endpoint.ts";
+
+/** What the client reads of the configuration: the transport, and what its child gets. */
+export type ValidatorConfig = Pick<
+  SynConfig,
+  "mcp" | "schemasDir" | "examplesDir" | "backend" | "system"
+>;
+
+/** How {@linkcode resolveValidatorTarget} resolved the environment. */
+export type ValidatorTarget =
+  | { transport: "stdio"; command: string[]; own: boolean }
+  | { transport: "tcp"; hostname: string; port: number }
+  | { transport: "socket"; path: string };
+
+/**
+ * Resolves the validator transport from the configuration, as the server reads it
+ * (`resolveMcpEndpoint`, client role). Nothing configured (no `MCP_ENDPOINT`, `MCP_HOST`
+ * or `MCP_PORT`), or stdio without `MCP_ADAPTER_CMD` → our own `mcp-serve --stdio` as a
+ * child. Throws `SynError` with code `validator_config` for a configuration that cannot
+ * work (tcp without a port or on port 0, socket without a path, an `MCP_ADAPTER_CMD` that
+ * is not one plain command).
+ */
+export function resolveValidatorTarget(
+  config: Pick<ValidatorConfig, "mcp" | "schemasDir" | "examplesDir">,
+  selfCommand: readonly string[],
+  warn: (line: string) => void = () => {},
+): ValidatorTarget {
+  const own = { transport: "stdio" as const, command: [...selfCommand, "mcp-serve", "--stdio"] };
+  const target = resolveMcpEndpoint(config.mcp, "client", (line) => warn(`validator: ${line}`));
+  if (target.transport !== "stdio") {
+    const deprecated = { SYN_SCHEMAS_DIR: config.schemasDir, SYN_EXAMPLES_DIR: config.examplesDir };
+    for (const [name, value] of Object.entries(deprecated)) {
+      if (value) {
+        warn(
+          `validator: ${name} is deprecated and ignored for ${target.transport}; configure the server's schemas instead`,
+        );
+      }
+    }
+    return target;
+  }
+  const adapter = target.configured ? config.mcp.adapterCommand : undefined;
+  if (adapter === undefined) return { ...own, own: true };
+  return { transport: "stdio", command: adapterCommand(adapter), own: false };
+}
+
+/** `MCP_ADAPTER_CMD` as argv, split by syn's one shell-word splitter. */
+function adapterCommand(line: string): string[] {
+  try {
+    return splitShellWords(line, "MCP_ADAPTER_CMD");
+  } catch (error) {
+    if (!(error instanceof ShellWordsError)) throw error;
+    throw new SynError("validator_config", error.message);
+  }
+}
