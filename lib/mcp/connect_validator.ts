@@ -47,7 +47,12 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     return (await loadClientSide()).deadClient("stdio", detail);
   }
   const client = await loadClientSide().catch((error: unknown) => {
-    child.kill("SIGKILL");
+    // No client will ever end the child's input: it is stopped here.
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already exited
+    }
     throw error;
   });
   return client.childValidatorClient(child, {
