@@ -112,7 +112,7 @@ Deno.test("generate starts its validator child before it loads the validator ser
   const server = /\/lib\/mcp\/(_server_side|validator_service|validator_handler|serve_\w+)\.ts$/;
   const modules = [...reachable(graph, ["main.ts", "lib/cli/generate.ts"], true)];
   assert.deepEqual(modules.filter((specifier) => server.test(specifier)), []);
-  assert.ok(modules.some((specifier) => specifier.endsWith("/lib/mcp/validator_process.ts")));
+  assert.ok(modules.some((specifier) => specifier.endsWith("/lib/mcp/connect_validator.ts")));
   // …and the check sees the server half where it is loaded.
   const half = ["lib/mcp/_server_side.ts"];
   const loaded = [...reachable(await moduleGraph(half), half, false)];

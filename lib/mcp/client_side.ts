@@ -1,8 +1,8 @@
 /**
- * The client half of this layer — the JSON-RPC client over a validator's connection —
- * loaded at first use by a computed specifier. The server (`mcp-serve`, the validator
- * child of every `generate`) never evaluates it, and `connectValidator` starts a stdio
- * child before it loads (docs/performance.md). `deno compile` embeds the file by name
+ * The client half of this layer — the validator client over a connection, a child's pipes
+ * or a socket — loaded at first use by a computed specifier. The server (`mcp-serve`, the
+ * validator child of every `generate`) never evaluates it, and `connectValidator` starts a
+ * stdio child before it loads (docs/performance.md). `deno compile` embeds the file by name
  * (`scripts/compile_options.ts`).
  */
 import type * as ClientSideModule from "./validator_client.ts";

@@ -163,7 +163,7 @@ export interface ChildClientOptions {
 }
 
 /**
- * A client over a validator child started by `spawnValidatorProcess`: requests on its
+ * A client over a validator child started by `connectValidator`: requests on its
  * stdin, replies on its stdout, its stderr lines to `warn`. `close()` ends its input and
  * waits for it to exit; a child that lingers is stopped, then killed.
  */

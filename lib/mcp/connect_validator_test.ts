@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../core/mod.ts";
-import { temporaryDirectory } from "./validator_process.ts";
+import { temporaryDirectory } from "./connect_validator.ts";
 
 Deno.test("temporaryDirectory() follows os.tmpdir()'s rule: TMPDIR, TMP, TEMP, else /tmp", () => {
   const env = (values: Record<string, string>) => loadConfig((name) => values[name]).system.tempDir;
