@@ -1,11 +1,12 @@
 import { type Clock, errorMessage, isRecord, SynError, systemClock } from "../core/mod.ts";
-import type {
-  GenerateRequest,
-  GenerateResult,
-  LanguageModel,
-  ModelConfig,
+import {
+  createLanguageModel,
+  type GenerateRequest,
+  type GenerateResult,
+  type LanguageModel,
+  type ModelConfig,
   ProviderError,
-  Timeouts,
+  type Timeouts,
 } from "../llm/mod.ts";
 import type { ExternalEngineName, Provenance, SynestheticAsset } from "./asset.ts";
 import { buildEnvelope, type RequestEnvelope } from "./envelope.ts";
@@ -110,31 +111,18 @@ function toRequest(
   return request;
 }
 
-/**
- * The model layer, imported by a computed specifier when an external generator is made:
- * `generate`'s deterministic engine never loads it (nor its providers' wire formats), and
- * `deno run` does not read its graph before the command starts. `deno compile` embeds it
- * through the commands that import it directly (`chat`).
- */
-function importLlm(): Promise<typeof import("../llm/mod.ts")> {
-  return import(new URL("../llm/mod.ts", import.meta.url).href);
-}
-
 /** Creates the generator for one engine over a resolved model config. */
-export async function createExternalGenerator(
+export function createExternalGenerator(
   engine: ExternalEngineName,
   config: ModelConfig,
   options: ExternalGeneratorOptions = {},
-): Promise<ExternalGenerator> {
-  const llm = await importLlm();
+): ExternalGenerator {
   const clock = options.clock ?? systemClock;
   const newTraceId = options.newTraceId ?? (() => crypto.randomUUID());
   // Calls may overlap (batch runs): the mock finds its envelope by the request's trace id.
   const pending = new Map<string, RequestEnvelope>();
-  const model = languageModelFor(llm, engine, config, { ...options, clock }, pending);
-  const isProviderError = (error: unknown): error is ProviderError =>
-    error instanceof llm.ProviderError;
-  const context: GeneratorContext = { engine, config, clock, model, pending, isProviderError };
+  const model = languageModelFor(engine, config, { ...options, clock }, pending);
+  const context: GeneratorContext = { engine, config, clock, model, pending };
   return {
     name: engine,
     model: config.model,
@@ -153,8 +141,6 @@ interface GeneratorContext {
   model: LanguageModel;
   /** The envelopes of the calls under way, by trace id (for mock answers). */
   pending: Map<string, RequestEnvelope>;
-  /** Whether a failure is the model layer's `ProviderError`. */
-  isProviderError: (error: unknown) => error is ProviderError;
 }
 
 /** One call of `generate()`, its defaults applied. */
@@ -216,7 +202,7 @@ async function askModel(
     context.pending.set(envelope.trace_id, envelope);
     return await context.model.generate(toRequest(envelope, params));
   } catch (error) {
-    throw generationFailure(error, envelope, params, context.isProviderError);
+    throw generationFailure(error, envelope, params);
   } finally {
     context.pending.delete(envelope.trace_id);
   }
@@ -232,13 +218,12 @@ function defaultMaxTokens(engine: ExternalEngineName): number | null {
  * `pending` holds under the request's trace id.
  */
 function languageModelFor(
-  llm: typeof import("../llm/mod.ts"),
   engine: ExternalEngineName,
   config: ModelConfig,
   options: ExternalGeneratorOptions & { clock: Clock },
   pending: ReadonlyMap<string, RequestEnvelope>,
 ): LanguageModel {
-  return llm.createLanguageModel(config, {
+  return createLanguageModel(config, {
     fetch: options.fetch,
     clock: options.clock,
     random: options.random,
@@ -257,9 +242,8 @@ function generationFailure(
   error: unknown,
   envelope: RequestEnvelope,
   params: ExternalParameters,
-  isProviderError: (error: unknown) => error is ProviderError,
 ): SynError {
-  if (isProviderError(error)) {
+  if (error instanceof ProviderError) {
     return new SynError(error.reason, error.message, {
       reason: error.reason,
       detail: error.detail,

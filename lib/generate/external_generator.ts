@@ -16,7 +16,7 @@ export type {
 /** Creates the generator for one engine over a resolved model config. */
 export async function createExternalGenerator(
   ...args: Parameters<typeof External.createExternalGenerator>
-): ReturnType<typeof External.createExternalGenerator> {
+): Promise<External.ExternalGenerator> {
   const external: typeof External = await import(
     new URL("./_external_generator.ts", import.meta.url).href
   );
