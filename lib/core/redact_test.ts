@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "./config.ts";
-import { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
+import {
+  KEY_PATTERNS,
+  MAY_HOLD_KEY,
+  REDACTED,
+  redactText,
+  redactValue,
+  secretsFromUrl,
+} from "./redact.ts";
 
 Deno.test("redactText() masks given secrets and key-shaped strings", () => {
   const secret = "my-own-secret-value-123";
@@ -103,4 +110,70 @@ Deno.test("redactText() with the configuration's secrets masks SYN_BACKEND_URL's
     assert.equal(masked.includes(secret), false, masked);
   }
   assert.match(masked, /^rejected Basic \*\*\*redacted\*\*\* for /);
+});
+
+Deno.test("the pre-check finds every string a key pattern matches (it only ever skips work)", () => {
+  // Pieces of every pattern, in other cases, and characters whose case folding is special.
+  const pieces = [
+    "sk-",
+    "SK-",
+    "sK-",
+    "ant-",
+    "proj-",
+    "AIza",
+    "aiza",
+    "AIZA",
+    "Bearer ",
+    "bearer\t",
+    "BEARER  ",
+    "?",
+    "&",
+    "key=",
+    "api_key=",
+    "API-KEY=",
+    "access-token=",
+    "sig=",
+    "code=",
+    "password=",
+    "authorization",
+    "Authorization: ",
+    "proxy-authorization=",
+    'AUTHORIZATION"',
+    "'",
+    '"',
+    ":",
+    "=",
+    " ",
+    "\n",
+    "abcdefghijklmnop",
+    "0123456789ABCDEF",
+    "_-",
+    "ı",
+    "ſ",
+    "\u212a",
+    "é",
+    "x",
+  ];
+  let seed = 7;
+  const next = (limit: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % limit;
+  };
+  let matched = 0;
+  for (let sample = 0; sample < 20_000; sample++) {
+    let text = "";
+    for (let count = 1 + next(6); count > 0; count--) text += pieces[next(pieces.length)];
+    const hit = KEY_PATTERNS.some((pattern) =>
+      new RegExp(pattern.source, pattern.flags).test(text)
+    );
+    if (!hit) continue;
+    matched++;
+    assert.ok(MAY_HOLD_KEY.test(text), `pre-check misses ${JSON.stringify(text)}`);
+  }
+  assert.ok(matched > 1000, `only ${matched} samples matched a pattern`);
+  // And what it lets through is left as it was.
+  assert.equal(
+    redactText("frequency 440 Hz, a pulsing blue circle"),
+    "frequency 440 Hz, a pulsing blue circle",
+  );
 });
