@@ -6,6 +6,7 @@
 import {
   loadConfig,
   neutralizeTerminalText,
+  PROCESS_V8_FLAGS,
   SerialWriter,
   type SynConfig,
   writeAll,
@@ -13,7 +14,10 @@ import {
 import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 import type * as NodeUtil from "node:util";
 
-/** How to start this program again: `deno run -A main.ts`, or the compiled binary alone. */
+/**
+ * How to start this program again: `deno run -A main.ts` with syn's V8 flags, or the
+ * compiled binary alone (its flags are compiled in).
+ */
 export function selfCommand(): string[] {
   const executable = Deno.execPath();
   const isDeno = /(^|\/)deno(\.exe)?$/.test(executable);
@@ -23,6 +27,7 @@ export function selfCommand(): string[] {
       "run",
       "-A",
       "--unstable-worker-options",
+      `--v8-flags=${PROCESS_V8_FLAGS}`,
       import.meta.filename!,
     ]
     : [executable];

@@ -9,6 +9,7 @@
 import { delimiter, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { PROCESS_V8_FLAGS } from "../lib/core/v8_flags.ts";
 
 const HELP = `deno task install [--bin DIR]
 
@@ -27,6 +28,7 @@ export function launcherText(deno: string, root: string): string {
     "run",
     "-A",
     "--unstable-worker-options",
+    `--v8-flags=${PROCESS_V8_FLAGS}`,
     "--config",
     join(root, "deno.json"),
     join(root, "main.ts"),
