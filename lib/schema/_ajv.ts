@@ -87,19 +87,31 @@ export function needsEvaluationTracking(schemas: readonly unknown[]): boolean {
 }
 
 /**
- * The SHA-256 (hex) of schema files: each name and text, length-prefixed, sorted by name.
- * The generated module records the fingerprint of the files it was built from; the store
- * uses it only when the files on disk still match. The runtime's digest, because every
- * `validate` and every validator child computes it at start: ~0.6 ms for the embedded set,
- * where a 32-bit FNV-1a loop in JavaScript took 1.5–2.5 ms.
+ * The schema files' texts by name, sorted by name: what the generated validators module
+ * records of the files it was built from (`SCHEMA_SOURCES`).
  */
-export async function schemaFingerprint(
+export function schemaSources(
   files: readonly { name: string; text: string }[],
-): Promise<string> {
+): Record<string, string> {
   const sorted = [...files].sort((a, b) => compareCodePoints(a.name, b.name));
-  const framed = sorted.map(({ name, text }) => `${name.length}:${name}${text.length}:${text}`);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(framed.join("")));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return Object.fromEntries(sorted.map(({ name, text }) => [name, text]));
+}
+
+/**
+ * True when `files` are exactly the recorded sources: the same names, each with the same
+ * text. The store uses the generated validators only then; an edited, added or removed
+ * file sends it to ajv. Every `validate` and validator child checks this at start: comparing
+ * the texts takes microseconds, where the SHA-256 digest of them it replaces cost ~1–3 ms
+ * of each start and a 32-bit FNV-1a loop in JavaScript 1.5–2.5 ms (docs/performance.md).
+ */
+export function matchesSchemaSources(
+  files: readonly { name: string; text: string }[],
+  sources: Readonly<Record<string, string>>,
+): boolean {
+  if (files.length !== Object.keys(sources).length) return false;
+  return files.every((file) =>
+    Object.hasOwn(sources, file.name) && sources[file.name] === file.text
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   pathToFileUrl,
   SynError,
 } from "../core/mod.ts";
-import { createAjv, schemaFingerprint, type VerdictFunction } from "./_ajv.ts";
+import { createAjv, matchesSchemaSources, type VerdictFunction } from "./_ajv.ts";
 import { explainIssues, type FormatDefinition, sortIssues } from "./_explain.ts";
 import {
   SCHEMA_ALIASES,
@@ -123,17 +123,12 @@ function issuesFromAjv(errors: VerdictFunction["errors"]): ValidationIssue[] {
 
 type VerdictSource = (uri: string, name: string) => VerdictFunction;
 
-/**
- * The generated validators, while they match the files: `fingerprint` is the files' (see
- * `schemaFingerprint`), begun when they were read, so the digest (off the main thread)
- * overlaps their parsing and the module's loading.
- */
-async function embeddedVerdicts(fingerprint: Promise<string>): Promise<VerdictSource | undefined> {
-  const [generated, current] = await Promise.all([
-    import("./_embedded_validators.js"),
-    fingerprint,
-  ]);
-  if (generated.SCHEMA_FINGERPRINT !== current) return undefined;
+/** The generated validators, while the files are the ones they were built from. */
+async function embeddedVerdicts(
+  files: readonly SchemaFileText[],
+): Promise<VerdictSource | undefined> {
+  const generated = await import("./_embedded_validators.js");
+  if (!matchesSchemaSources(files, generated.SCHEMA_SOURCES)) return undefined;
   return (uri) => generated.VALIDATORS[uri];
 }
 
@@ -242,8 +237,6 @@ export async function buildStore(options: LoadSchemaStoreOptions): Promise<Schem
 
   const files = readSchemaFiles(schemasDir);
   const embedded = options.schemasDir === undefined;
-  const fingerprint = embedded ? schemaFingerprint(files) : undefined;
-  fingerprint?.catch(() => {}); // awaited when the validators are made
   const index = new SchemaIndex();
   const schemas = new SchemaNames(
     indexSchemas(files, schemasDir, schemasShown, index, embedded),
@@ -251,7 +244,7 @@ export async function buildStore(options: LoadSchemaStoreOptions): Promise<Schem
   const validators = new Validators(
     schemas.entries,
     // Generated ahead of time for the embedded schemas only, and only while they match.
-    () => fingerprint ? embeddedVerdicts(fingerprint) : undefined,
+    () => embedded ? embeddedVerdicts(files) : undefined,
   );
   if (!options.deferCompile) await validators.ready();
 
