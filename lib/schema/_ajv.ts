@@ -101,8 +101,8 @@ export function schemaSources(
  * True when `files` are exactly the recorded sources: the same names, each with the same
  * text. The store uses the generated validators only then; an edited, added or removed
  * file sends it to ajv. Every `validate` and validator child checks this at start: comparing
- * the texts takes microseconds, where the SHA-256 digest of them it replaces cost ~1–3 ms
- * of each start and a 32-bit FNV-1a loop in JavaScript 1.5–2.5 ms (docs/performance.md).
+ * the texts takes microseconds, where the SHA-256 digest it replaces cost ~2 ms of each
+ * start and a 32-bit FNV-1a loop in JavaScript 1.5–5 ms (docs/performance.md).
  */
 export function matchesSchemaSources(
   files: readonly { name: string; text: string }[],
