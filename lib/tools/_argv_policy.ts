@@ -63,11 +63,7 @@ export async function resolveProgram(argv0: string, allow: readonly string[]): P
  * everything after `--` — must resolve by real path inside `root` (`-` is standard
  * input, which is empty). A program without a table gets the generic checks only.
  */
-export async function checkArguments(
-  program: string,
-  args: readonly string[],
-  root: string,
-): Promise<void> {
+export function checkArguments(program: string, args: readonly string[], root: string): void {
   const table = Object.hasOwn(OPTION_TABLES, program) ? OPTION_TABLES[program] : undefined;
   let options = true;
   for (let index = 0; index < args.length; index++) {
@@ -87,7 +83,7 @@ export async function checkArguments(
       // tail's obsolete `+5f` (and `+f`) form follows the file forever.
       throw refusedOption(program, arg);
     }
-    if (value !== undefined) await checkPath(value, root);
+    if (value !== undefined) checkPath(value, root);
   }
 }
 
@@ -150,10 +146,10 @@ function refusedOption(program: string, option: string): ToolFailure {
 }
 
 /** Any word might be a file name to the program: it must resolve inside the root. */
-async function checkPath(word: string, root: string): Promise<void> {
+function checkPath(word: string, root: string): void {
   if (word === "" || word === "-") return;
   try {
-    await resolveInRoot(root, word, { allowMissing: true });
+    resolveInRoot(root, word, { allowMissing: true });
   } catch (error) {
     if (error instanceof ToolFailure && error.code === "path_escape") {
       throw new ToolFailure(

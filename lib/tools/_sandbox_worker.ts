@@ -21,7 +21,9 @@
  * would block the open until the call's deadline ends the worker — a timeout, never a
  * read outside the root.
  *
- * Protocol: `{seq, op, ...params}` in; `{seq, ok: true, value}` or
+ * Protocol: the supervisor's first message, `{prove: true}`, is answered with
+ * `{ready: true, enforced}` (whether the permissions bind); then `{seq, op, ...params}` in;
+ * `{seq, ok: true, value}` or
  * `{seq, ok: false, code, message}` out; a spawn also sends `{seq, spawned: pid}` first.
  * To check an open file it sends `{verify: id, dev, ino, list}` and gets
  * `{verified: id, path, entries?}` or `{verified: id, error}` back. `read_text` answers
@@ -399,8 +401,8 @@ const OPS: Record<string, (seq: number, params: Params) => unknown> = {
 
 /**
  * Whether the permissions bind, proved before any request is read: requests may already be
- * waiting (the supervisor does not wait for the answer below), and none runs unless this
- * holds.
+ * waiting (the supervisor does not wait for its answer to `{prove: true}`), and none runs
+ * unless this holds.
  */
 const ENFORCED = probe();
 
@@ -412,6 +414,10 @@ self.onmessage = async (event: MessageEvent) => {
   if (typeof event.data?.released === "number") {
     held.get(event.data.released)?.close();
     held.delete(event.data.released);
+    return;
+  }
+  if (event.data?.prove === true) {
+    self.postMessage({ ready: true, enforced: ENFORCED });
     return;
   }
   const { seq, op, params } = event.data as { seq: number; op: string; params: Params };
@@ -436,5 +442,3 @@ self.onmessage = async (event: MessageEvent) => {
     self.postMessage(failure(seq, error));
   }
 };
-
-self.postMessage({ ready: true, enforced: ENFORCED });

@@ -19,14 +19,15 @@ export function isInside(root: string, path: string): boolean {
  * already exists (Deno follows those, so its read/write scoping cannot see them),
  * `invalid_args` for a NUL byte or an empty path, `not_found` when it does not exist and
  * `allowMissing` is off. An absolute path is fine when it resolves inside the root.
+ *
+ * Synchronous: a few path lookups (microseconds each; at most one per component of a
+ * path of at most 4096 characters). Their asynchronous forms each go through a thread of
+ * Deno's blocking pool and back, which made a first call ~2 ms slower (docs/performance.md,
+ * thirteenth round).
  */
-export async function resolveInRoot(
-  root: string,
-  input: string,
-  options: ResolveOptions = {},
-): Promise<string> {
+export function resolveInRoot(root: string, input: string, options: ResolveOptions = {}): string {
   const lexical = lexicalPath(root, input);
-  const existing = await nearestExisting(lexical);
+  const existing = nearestExisting(lexical);
   if (!isInside(root, existing.real)) {
     throw new ToolFailure("path_escape", `Path leaves the sandbox root: ${input}`);
   }
@@ -54,17 +55,17 @@ function lexicalPath(root: string, input: string): string {
  * dangling symlink counts as existing and resolves to where it points, so nothing is
  * ever created through a link.
  */
-async function nearestExisting(path: string): Promise<{ path: string; real: string }> {
+function nearestExisting(path: string): { path: string; real: string } {
   let current = path;
   while (true) {
     try {
-      return { path: current, real: await Deno.realPath(current) };
+      return { path: current, real: Deno.realPathSync(current) };
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) {
         throw new ToolFailure("io_error", `Cannot resolve path: ${errorName(error)}`);
       }
     }
-    const link = await danglingLinkTarget(current);
+    const link = danglingLinkTarget(current);
     if (link !== undefined) return { path: current, real: link };
     const parent = dirnameOf(current);
     if (parent === current) return { path: current, real: current };
@@ -72,11 +73,11 @@ async function nearestExisting(path: string): Promise<{ path: string; real: stri
   }
 }
 
-async function danglingLinkTarget(path: string): Promise<string | undefined> {
+function danglingLinkTarget(path: string): string | undefined {
   try {
-    const info = await Deno.lstat(path);
+    const info = Deno.lstatSync(path);
     if (!info.isSymlink) return undefined;
-    const target = await Deno.readLink(path);
+    const target = Deno.readLinkSync(path);
     return normalizePath(isAbsolutePath(target) ? target : joinPath(dirnameOf(path), target));
   } catch {
     return undefined;

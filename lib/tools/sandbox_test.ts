@@ -177,13 +177,14 @@ Deno.test("a sandbox worker whose permissions do not bind runs no request, not e
     op: "read_text",
     params: { root, path: join(root, "a.txt"), maxBytes: 100 },
   });
+  worker.postMessage({ prove: true });
   try {
     await two;
   } finally {
     worker.terminate();
   }
-  assert.deepEqual(messages[0], { ready: true, enforced: false });
-  const refusal = messages[1] as { seq: number; ok: boolean; code: string };
+  assert.deepEqual(messages[1], { ready: true, enforced: false });
+  const refusal = messages[0] as { seq: number; ok: boolean; code: string };
   assert.deepEqual([refusal.seq, refusal.ok, refusal.code], [1, false, "sandbox_unavailable"]);
   assert.doesNotMatch(JSON.stringify(messages), /SENTINEL/);
   await Deno.remove(root, { recursive: true });

@@ -113,7 +113,7 @@ export class ToolSession {
    * bubblewrap is probed at the first call that starts a program.
    */
   static async open(options: ToolSessionOptions): Promise<ToolSession> {
-    const root = await realRoot(options.root);
+    const root = realRoot(options.root);
     const session = new ToolSession(options, root, options.registry ?? new ToolRegistry());
     if (options.firstTool !== undefined) session.#prestart(options.firstTool);
     if (!options.registry) {
@@ -426,14 +426,15 @@ async function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () => 
   }
 }
 
-async function realRoot(root: string): Promise<string> {
+/** The root's real path, checked to be a folder (synchronous, as `resolveInRoot` is). */
+function realRoot(root: string): string {
   let real: string;
   try {
-    real = await Deno.realPath(root);
+    real = Deno.realPathSync(root);
   } catch {
     throw new SynError("invalid_root", `Sandbox root does not exist: ${root}`);
   }
-  const info = await Deno.stat(real);
+  const info = Deno.statSync(real);
   if (!info.isDirectory) {
     throw new SynError("invalid_root", `Sandbox root is not a folder: ${root}`);
   }
