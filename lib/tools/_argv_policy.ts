@@ -63,7 +63,11 @@ export async function resolveProgram(argv0: string, allow: readonly string[]): P
  * everything after `--` — must resolve by real path inside `root` (`-` is standard
  * input, which is empty). A program without a table gets the generic checks only.
  */
-export function checkArguments(program: string, args: readonly string[], root: string): void {
+export async function checkArguments(
+  program: string,
+  args: readonly string[],
+  root: string,
+): Promise<void> {
   const table = Object.hasOwn(OPTION_TABLES, program) ? OPTION_TABLES[program] : undefined;
   let options = true;
   for (let index = 0; index < args.length; index++) {
@@ -83,7 +87,7 @@ export function checkArguments(program: string, args: readonly string[], root: s
       // tail's obsolete `+5f` (and `+f`) form follows the file forever.
       throw refusedOption(program, arg);
     }
-    if (value !== undefined) checkPath(value, root);
+    if (value !== undefined) await checkPath(value, root);
   }
 }
 
@@ -146,10 +150,10 @@ function refusedOption(program: string, option: string): ToolFailure {
 }
 
 /** Any word might be a file name to the program: it must resolve inside the root. */
-function checkPath(word: string, root: string): void {
+async function checkPath(word: string, root: string): Promise<void> {
   if (word === "" || word === "-") return;
   try {
-    resolveInRoot(root, word, { allowMissing: true });
+    await resolveInRoot(root, word, { allowMissing: true });
   } catch (error) {
     if (error instanceof ToolFailure && error.code === "path_escape") {
       throw new ToolFailure(

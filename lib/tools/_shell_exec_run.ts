@@ -40,7 +40,7 @@ export async function runShellExec(
   const { policy } = context;
   const words = splitShellWords(args.cmd as string);
   const program = await resolveProgram(words[0], policy.shellAllow);
-  checkArguments(words[0], words.slice(1), policy.root);
+  await checkArguments(words[0], words.slice(1), policy.root);
   const command = [program, ...words.slice(1)];
   const bwrap = policy.bubblewrap ? await bubblewrapPath() : undefined;
   const argv = bwrap ? await bubblewrapArgv(bwrap, policy.root, command) : command;

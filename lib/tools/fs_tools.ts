@@ -48,7 +48,7 @@ export const FS_READ_TEXT: ToolDescriptor = {
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;
-    const path = resolveInRoot(root, args.path as string);
+    const path = await resolveInRoot(root, args.path as string);
     const value = await context.sandbox.request("read_text", {
       root,
       path,
@@ -76,7 +76,7 @@ export const FS_LIST_DIR: ToolDescriptor = {
   timeoutMs: timeout,
   async run(args, context: ToolContext) {
     const root = context.policy.root;
-    const path = resolveInRoot(root, args.path as string);
+    const path = await resolveInRoot(root, args.path as string);
     const value = await context.sandbox.request("list_dir", {
       root,
       path,
@@ -114,7 +114,7 @@ export const FS_WRITE_TEXT: ToolDescriptor = {
     if (text.length * 3 > MAX_WRITE_BYTES && utf8ByteLength(text) > MAX_WRITE_BYTES) {
       throw new ToolFailure("too_large", `Text is larger than ${MAX_WRITE_BYTES} bytes`);
     }
-    const path = resolveInRoot(root, args.path as string, { allowMissing: true });
+    const path = await resolveInRoot(root, args.path as string, { allowMissing: true });
     if (path === root) throw new ToolFailure("io_error", "Path is the sandbox root folder");
     const value = await context.sandbox.writeText(
       relativePath(root, path),

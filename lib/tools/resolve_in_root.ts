@@ -19,15 +19,14 @@ export function isInside(root: string, path: string): boolean {
  * already exists (Deno follows those, so its read/write scoping cannot see them),
  * `invalid_args` for a NUL byte or an empty path, `not_found` when it does not exist and
  * `allowMissing` is off. An absolute path is fine when it resolves inside the root.
- *
- * Synchronous: a few path lookups (microseconds each; at most one per component of a
- * path of at most 4096 characters). Their asynchronous forms each go through a thread of
- * Deno's blocking pool and back, which made a first call ~2 ms slower (docs/performance.md,
- * thirteenth round).
  */
-export function resolveInRoot(root: string, input: string, options: ResolveOptions = {}): string {
+export async function resolveInRoot(
+  root: string,
+  input: string,
+  options: ResolveOptions = {},
+): Promise<string> {
   const lexical = lexicalPath(root, input);
-  const existing = nearestExisting(lexical);
+  const existing = existingPath(lexical) ?? await nearestExisting(lexical);
   if (!isInside(root, existing.real)) {
     throw new ToolFailure("path_escape", `Path leaves the sandbox root: ${input}`);
   }
@@ -51,21 +50,37 @@ function lexicalPath(root: string, input: string): string {
 }
 
 /**
+ * `path` and its real path when it exists, by one synchronous lookup: the usual case, and
+ * microseconds, where the asynchronous form goes through a thread of Deno's blocking pool
+ * and back (a first call measured ~2 ms slower: docs/performance.md, thirteenth round).
+ * `undefined` when it does not exist: the walk up to an existing folder, which a path of
+ * 2,000 missing components makes take thousands of lookups, stays off the event loop.
+ */
+function existingPath(path: string): { path: string; real: string } | undefined {
+  try {
+    return { path, real: Deno.realPathSync(path) };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw new ToolFailure("io_error", `Cannot resolve path: ${errorName(error)}`);
+  }
+}
+
+/**
  * The deepest existing ancestor of `path` (itself included) and its real path. A
  * dangling symlink counts as existing and resolves to where it points, so nothing is
  * ever created through a link.
  */
-function nearestExisting(path: string): { path: string; real: string } {
+async function nearestExisting(path: string): Promise<{ path: string; real: string }> {
   let current = path;
   while (true) {
     try {
-      return { path: current, real: Deno.realPathSync(current) };
+      return { path: current, real: await Deno.realPath(current) };
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) {
         throw new ToolFailure("io_error", `Cannot resolve path: ${errorName(error)}`);
       }
     }
-    const link = danglingLinkTarget(current);
+    const link = await danglingLinkTarget(current);
     if (link !== undefined) return { path: current, real: link };
     const parent = dirnameOf(current);
     if (parent === current) return { path: current, real: current };
@@ -73,11 +88,11 @@ function nearestExisting(path: string): { path: string; real: string } {
   }
 }
 
-function danglingLinkTarget(path: string): string | undefined {
+async function danglingLinkTarget(path: string): Promise<string | undefined> {
   try {
-    const info = Deno.lstatSync(path);
+    const info = await Deno.lstat(path);
     if (!info.isSymlink) return undefined;
-    const target = Deno.readLinkSync(path);
+    const target = await Deno.readLink(path);
     return normalizePath(isAbsolutePath(target) ? target : joinPath(dirnameOf(path), target));
   } catch {
     return undefined;

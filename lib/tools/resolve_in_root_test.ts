@@ -1,4 +1,4 @@
-import { codeOf } from "../../tests/fakes/rejection.ts";
+import { outcomeCode } from "../../tests/fakes/rejection.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isInside, resolveInRoot } from "./resolve_in_root.ts";
@@ -26,14 +26,14 @@ Deno.test("isInside() treats a sibling prefix as outside", () => {
 
 Deno.test("resolveInRoot() accepts relative and absolute paths inside the root", async () => {
   await using dirs = await layout();
-  assert.equal(resolveInRoot(dirs.root, "sub/a.txt"), join(dirs.root, "sub", "a.txt"));
+  assert.equal(await resolveInRoot(dirs.root, "sub/a.txt"), join(dirs.root, "sub", "a.txt"));
   assert.equal(
-    resolveInRoot(dirs.root, join(dirs.root, "sub/a.txt")),
+    await resolveInRoot(dirs.root, join(dirs.root, "sub/a.txt")),
     join(dirs.root, "sub", "a.txt"),
   );
-  assert.equal(resolveInRoot(dirs.root, "."), dirs.root);
-  assert.equal(resolveInRoot(dirs.root, "sub/../sub/a.txt"), join(dirs.root, "sub", "a.txt"));
-  assert.equal(resolveInRoot(dirs.root, "in-link"), join(dirs.root, "sub", "a.txt"));
+  assert.equal(await resolveInRoot(dirs.root, "."), dirs.root);
+  assert.equal(await resolveInRoot(dirs.root, "sub/../sub/a.txt"), join(dirs.root, "sub", "a.txt"));
+  assert.equal(await resolveInRoot(dirs.root, "in-link"), join(dirs.root, "sub", "a.txt"));
 });
 
 Deno.test("resolveInRoot() refuses every way out", async () => {
@@ -52,29 +52,29 @@ Deno.test("resolveInRoot() refuses every way out", async () => {
       "out-dir",
     ]
   ) {
-    assert.equal(codeOf(() => resolveInRoot(dirs.root, input)), "path_escape", input);
+    assert.equal(await outcomeCode(resolveInRoot(dirs.root, input)), "path_escape", input);
   }
 });
 
 Deno.test("resolveInRoot() refuses creating through a link that points outside", async () => {
   await using dirs = await layout();
   assert.equal(
-    codeOf(() => resolveInRoot(dirs.root, "out-dir/new.txt", { allowMissing: true })),
+    await outcomeCode(resolveInRoot(dirs.root, "out-dir/new.txt", { allowMissing: true })),
     "path_escape",
   );
   assert.equal(
-    codeOf(() => resolveInRoot(dirs.root, "dangling-out", { allowMissing: true })),
+    await outcomeCode(resolveInRoot(dirs.root, "dangling-out", { allowMissing: true })),
     "path_escape",
   );
   assert.equal(
-    resolveInRoot(dirs.root, "new/deeper/file.txt", { allowMissing: true }),
+    await resolveInRoot(dirs.root, "new/deeper/file.txt", { allowMissing: true }),
     join(dirs.root, "new", "deeper", "file.txt"),
   );
 });
 
 Deno.test("resolveInRoot() refuses NUL bytes and empty paths, reports missing files", async () => {
   await using dirs = await layout();
-  assert.equal(codeOf(() => resolveInRoot(dirs.root, "a\0b")), "invalid_args");
-  assert.equal(codeOf(() => resolveInRoot(dirs.root, "")), "invalid_args");
-  assert.equal(codeOf(() => resolveInRoot(dirs.root, "nope.txt")), "not_found");
+  assert.equal(await outcomeCode(resolveInRoot(dirs.root, "a\0b")), "invalid_args");
+  assert.equal(await outcomeCode(resolveInRoot(dirs.root, "")), "invalid_args");
+  assert.equal(await outcomeCode(resolveInRoot(dirs.root, "nope.txt")), "not_found");
 });

@@ -26,15 +26,3 @@ export async function outcomeCode(promise: Promise<unknown>): Promise<string> {
     return code as string;
   }
 }
-
-/** The `code` of what `run` throws (a `SynError`'s), or "ok" when it returns. */
-export function codeOf(run: () => unknown): string {
-  try {
-    run();
-    return "ok";
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    assert.equal(typeof code, "string", `not a coded error: ${error}`);
-    return code as string;
-  }
-}
