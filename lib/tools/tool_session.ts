@@ -426,7 +426,7 @@ async function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () => 
   }
 }
 
-/** The root's real path, checked to be a folder (synchronous, as `resolveInRoot` is). */
+/** The root's real path, checked to be a folder: two lookups of the path the session was given. */
 function realRoot(root: string): string {
   let real: string;
   try {
