@@ -60,31 +60,31 @@ function existingPath(path: string): { path: string; real: string } | undefined 
   try {
     return { path, real: Deno.realPathSync(path) };
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw new ToolFailure("io_error", `Cannot resolve path: ${errorName(error)}`);
+    return missing(error);
   }
 }
 
+/** `undefined` for a path that does not exist; any other failure is an `io_error`. */
+function missing(error: unknown): undefined {
+  if (error instanceof Deno.errors.NotFound) return undefined;
+  throw new ToolFailure("io_error", `Cannot resolve path: ${errorName(error)}`);
+}
+
 /**
- * The deepest existing ancestor of `path` (itself included) and its real path. A
- * dangling symlink counts as existing and resolves to where it points, so nothing is
+ * The deepest existing ancestor of `path`, which does not exist itself, and its real path.
+ * A dangling symlink counts as existing and resolves to where it points, so nothing is
  * ever created through a link.
  */
 async function nearestExisting(path: string): Promise<{ path: string; real: string }> {
   let current = path;
   while (true) {
-    try {
-      return { path: current, real: await Deno.realPath(current) };
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) {
-        throw new ToolFailure("io_error", `Cannot resolve path: ${errorName(error)}`);
-      }
-    }
     const link = await danglingLinkTarget(current);
     if (link !== undefined) return { path: current, real: link };
     const parent = dirnameOf(current);
     if (parent === current) return { path: current, real: current };
     current = parent;
+    const real = await Deno.realPath(current).catch(missing);
+    if (real !== undefined) return { path: current, real };
   }
 }
 
