@@ -2,7 +2,7 @@
 import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
-import { connectValidator, loadServerSide } from "../lib/mcp/mod.ts";
+import { connectValidator, loadServerSide, openValidator } from "../lib/mcp/mod.ts";
 import { settlesWithin } from "../lib/rpc/mod.ts";
 import { denoDir } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
@@ -39,6 +39,37 @@ Deno.test("connectValidator() with nothing configured runs our own mcp-serve --s
     assert.equal(list.ok, true);
     await client.close();
     assert.ok(warnings.some((line) => line.startsWith("validator: mcp:ready mode=stdio")));
+  });
+});
+
+Deno.test("openValidator() with closeAfter: the child ends once the answer is in, before close()", async () => {
+  await withReadyDir(async (dir) => {
+    const ready = `${dir}/ready`;
+    const validator = await openValidator({
+      config: envOf({ MCP_READY_FILE: ready }),
+      selfCommand: SELF_COMMAND,
+      warn: () => {},
+      closeAfter: 1,
+    });
+    assert.deepEqual(await validator.validateAsset({ name: "x" }, "synesthetic-asset"), {
+      ok: true,
+      errors: [],
+    });
+    // The child removes its ready file as it exits: its input was ended without close().
+    let waiting = true;
+    const gone = async () => {
+      while (waiting && await Deno.stat(ready).then(() => true, () => false)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const ended = await settlesWithin(gone(), 10_000);
+    waiting = false;
+    assert.ok(ended, "the child is still running");
+    const late = await validator.call("list_schemas");
+    assert.equal(late.ok, false);
+    assert.equal(late.reason, "transport_error");
+    assert.equal(validator.calls, 2);
+    await validator.close();
   });
 });
 

@@ -46,6 +46,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     selfCommand: io.selfCommand,
     warn: (line) =>
       void io.stderr(redactValue(`syn critique: ${line.replace(/\n$/, "")}\n`, secrets)),
+    closeAfter: 1, // one validation, then the child exits while the record is written
   });
   try {
     const record = await runCritique(asset, {

@@ -117,6 +117,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     config: io.config,
     selfCommand: io.selfCommand,
     warn: (line) => void say(`syn generate: ${line.replace(/\n$/, "")}\n`),
+    // One prompt is one validation: the child then exits while the asset is written.
+    closeAfter: parsed.values.batch === undefined ? 1 : undefined,
   });
   // A configuration the validator cannot use is reported by the run, which awaits it.
   opening.catch(() => {});

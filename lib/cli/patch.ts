@@ -98,6 +98,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     config: io.config,
     selfCommand: io.selfCommand,
     warn: (line) => void io.stderr(redactValue(`syn patch: ${line.replace(/\n$/, "")}\n`, secrets)),
+    closeAfter: 1, // one validation, then the child exits while the record is written
   });
   try {
     const deps = { validator, log, clock: systemClock };

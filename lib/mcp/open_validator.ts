@@ -13,6 +13,12 @@ export interface OpenValidatorOptions {
   config: ValidatorConfig;
   selfCommand: readonly string[];
   warn: (line: string) => void;
+  /**
+   * The number of calls the caller will make, when it knows (a one-shot command makes
+   * one): once that many have been answered the connection starts closing, so a stdio
+   * child exits while the caller finishes its own work. `close()` still waits for it.
+   */
+  closeAfter?: number;
 }
 
 /**
@@ -26,12 +32,25 @@ export async function openValidator(options: OpenValidatorOptions): Promise<Coun
   const warn = (line: string) => {
     if (!/\bmcp:(ready|shutdown)\b/.test(line)) options.warn(line);
   };
-  return countCalls(await connectValidator({ ...options, warn }));
+  const { closeAfter, ...connect } = options;
+  return countCalls(await connectValidator({ ...connect, warn }), closeAfter);
 }
 
-/** Wraps a client so that `calls` tells how many requests went through it. */
-export function countCalls(client: ValidatorClient): CountedValidator {
+/**
+ * Wraps a client so that `calls` tells how many requests went through it. With
+ * `closeAfter`, the client starts closing once that many calls have settled; a call past
+ * that number gets the answer of a closed connection (`transport_error`).
+ */
+export function countCalls(client: ValidatorClient, closeAfter?: number): CountedValidator {
   let calls = 0;
+  let settled = 0;
+  const counted = <T>(answer: Promise<T>): Promise<T> => {
+    if (closeAfter === undefined) return answer;
+    return answer.finally(() => {
+      // The caller's own close() returns this same promise and sees how it ended.
+      if (++settled === closeAfter) client.close().catch(() => {});
+    });
+  };
   return {
     get transport() {
       return client.transport;
@@ -41,11 +60,11 @@ export function countCalls(client: ValidatorClient): CountedValidator {
     },
     call(method, params) {
       calls++;
-      return client.call(method, params);
+      return counted(client.call(method, params));
     },
     validateAsset(asset, schema) {
       calls++;
-      return client.validateAsset(asset, schema);
+      return counted(client.validateAsset(asset, schema));
     },
     close: () => client.close(),
   };
