@@ -26,17 +26,22 @@ export interface GeneratedModule {
 
 /**
  * The record schemas `compileJsonSchema` meets at run time (`lib/synthesize`: every event
- * ingested, every tool loaded). The Labs log record schemas are read by tests only.
+ * ingested, every tool loaded; `lib/chat`: every frame the gateway is sent, from its
+ * start). The Labs log record schemas are read by tests only.
  */
-const RUN_TIME_RECORDS = ["synthesized-tool.schema.json", "tool-event.schema.json"];
+const RUN_TIME_RECORDS = [
+  "chat-client-frame.schema.json",
+  "synthesized-tool.schema.json",
+  "tool-event.schema.json",
+];
 
 /**
  * The self-contained schemas `compileJsonSchema` meets when a command starts, in three
- * modules, each loaded only when the ones before it lack the schema: the validator
- * service's tool arguments (the first request of every `mcp-serve`, `generate`'s child
- * included), the baseline tools' arguments (every `syn tools run`, every chat,
- * `mcp-serve --tools`: a few KB, where the record validators are ~70), and the run-time
- * record schemas.
+ * modules, each loaded only when needed (a caller names the one its schemas are in,
+ * `lookFirstIn`; the others are tried after it, smallest first): the validator service's
+ * tool arguments (the first request of every `mcp-serve`, `generate`'s child included),
+ * the baseline tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`:
+ * ~17 KB, where the record validators are ~85), and the run-time record schemas.
  */
 function serviceStartSchemas(): Record<string, unknown>[] {
   return toolParameterSchemas();

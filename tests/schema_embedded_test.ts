@@ -10,6 +10,15 @@ import {
 } from "./fakes/shared.ts";
 import { generatedSchemaModules, startPathSchemas } from "../scripts/_generated_schema_modules.ts";
 import { applyMutation, MUTATIONS } from "./schema_mutations.ts";
+import { canonicalJson } from "../lib/core/mod.ts";
+import { loadServerSide } from "../lib/mcp/mod.ts";
+import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
+import { SYNTHESIZED_TOOL_SCHEMA } from "../lib/synthesize/mod.ts";
+import type { PrecompiledGroup } from "../lib/schema/mod.ts";
+import clientFrameSchema from "../schemas/records/chat-client-frame.schema.json" with {
+  type: "json",
+};
+import toolEventSchema from "../schemas/records/tool-event.schema.json" with { type: "json" };
 
 const schemasDir = fileURLToPath(new URL("../schemas/", import.meta.url));
 
@@ -20,6 +29,25 @@ Deno.test("the generated modules of lib/schema/ are in sync with their schemas a
       committed === source,
       `${path} is out of date: run \`deno run -A scripts/build_schema_validators.ts\``,
     );
+  }
+});
+
+Deno.test("every schema a start path compiles is generated, in the module its caller looks in first", async () => {
+  const modules: Record<PrecompiledGroup, ReadonlyMap<string, unknown>> = {
+    service: (await import("../lib/schema/_precompiled_service_schemas.js")).PRECOMPILED,
+    tools: (await import("../lib/schema/_precompiled_tool_schemas.js")).PRECOMPILED,
+    records: (await import("../lib/schema/_precompiled_schemas.js")).PRECOMPILED,
+  };
+  const { toolParameterSchemas } = await loadServerSide();
+  const used: [PrecompiledGroup, string, unknown][] = [
+    ...toolParameterSchemas().map((schema, index) => ["service", `service #${index}`, schema]),
+    ...BASELINE_TOOLS.map((tool) => ["tools", tool.name, tool.argsSchema]),
+    ["records", "chat client frame", clientFrameSchema],
+    ["records", "tool event", toolEventSchema],
+    ["records", "synthesized tool", SYNTHESIZED_TOOL_SCHEMA],
+  ] as [PrecompiledGroup, string, unknown][];
+  for (const [group, name, schema] of used) {
+    assert.ok(modules[group].has(canonicalJson(schema)), `${name} is not generated in ${group}`);
   }
 });
 

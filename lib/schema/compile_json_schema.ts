@@ -10,25 +10,44 @@ export type JsonSchemaValidator = (value: unknown) => ValidationResult;
 const BASE_URI = "urn:syn:standalone";
 
 /**
- * The validator generated ahead of time for exactly this schema, if there is one
- * (`scripts/build_schema_validators.ts` lists the schemas start paths compile): importing
- * ajv and compiling costs tens of milliseconds, the generated module a fraction of one.
- * The modules are tried smallest first, each loaded only when the ones before it lack the
- * schema: the validator service's arguments (all a validator child's first request needs),
- * the tools' arguments (all a tool call needs), then the record schemas.
+ * The modules of validators generated ahead of time for the self-contained schemas that
+ * start paths compile (`scripts/build_schema_validators.ts`): the validator service's
+ * arguments (all a validator child's first request needs), the tools' arguments (all a
+ * tool call needs), and the run-time record schemas.
+ */
+const PRECOMPILED: Record<PrecompiledGroup, () => Promise<PrecompiledModule>> = {
+  service: () => import("./_precompiled_service_schemas.js"),
+  tools: () => import("./_precompiled_tool_schemas.js"),
+  records: () => import("./_precompiled_schemas.js"),
+};
+
+/** Which generated module holds a schema, when the caller knows (see `compileJsonSchema`). */
+export type PrecompiledGroup = "service" | "tools" | "records";
+
+/** A generated module: validators keyed by their schema's canonical JSON. */
+interface PrecompiledModule {
+  PRECOMPILED: ReadonlyMap<string, VerdictFunction>;
+}
+
+/** Smallest first: each is loaded only when the ones before it lack the schema. */
+const SEARCH_ORDER: readonly PrecompiledGroup[] = ["service", "tools", "records"];
+
+/**
+ * The validator generated ahead of time for exactly this schema, if there is one:
+ * importing ajv and compiling costs tens of milliseconds, the generated module a fraction
+ * of one. `first` is looked in before the others.
  */
 async function precompiledVerdict(
   schema: Record<string, unknown>,
+  first: PrecompiledGroup | undefined,
 ): Promise<VerdictFunction | undefined> {
   const key = canonicalJson(schema);
-  const service = await import("./_precompiled_service_schemas.js");
-  const found = service.PRECOMPILED.get(key);
-  if (found) return found;
-  const tools = await import("./_precompiled_tool_schemas.js");
-  const tool = tools.PRECOMPILED.get(key);
-  if (tool) return tool;
-  const { PRECOMPILED } = await import("./_precompiled_schemas.js");
-  return PRECOMPILED.get(key);
+  const order = first ? [first, ...SEARCH_ORDER.filter((group) => group !== first)] : SEARCH_ORDER;
+  for (const group of order) {
+    const found = (await PRECOMPILED[group]()).PRECOMPILED.get(key);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 async function compiledVerdict(schema: Record<string, unknown>): Promise<VerdictFunction> {
@@ -44,12 +63,16 @@ async function compiledVerdict(schema: Record<string, unknown>): Promise<Verdict
  * Compiles one self-contained JSON Schema (draft 2020-12, no external `$ref`s) with the
  * same ajv options and error explanation as the asset schemas, so every "is this valid"
  * question in syn has one answer and one error format. Used for tool arguments.
+ * `lookFirstIn` names the generated module a caller's schemas are in (a tool registry's
+ * `"tools"`): the others are then loaded only for a schema it lacks.
  * Throws `SynError` `schema_invalid` when ajv cannot compile the schema.
  */
 export async function compileJsonSchema(
   schema: Record<string, unknown>,
+  options: { lookFirstIn?: PrecompiledGroup } = {},
 ): Promise<JsonSchemaValidator> {
-  const verdict = await precompiledVerdict(schema) ?? await compiledVerdict(schema);
+  const verdict = await precompiledVerdict(schema, options.lookFirstIn) ??
+    await compiledVerdict(schema);
   const index = new SchemaIndex();
   // Walked when a failure is first explained: a valid call never needs it (and a schema
   // ajv could compile is one the walk can take; the explanation falls back on ajv's errors).

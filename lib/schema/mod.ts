@@ -24,7 +24,11 @@ export type {
 export { loadSchemaStore, type LoadSchemaStoreOptions } from "./load_schema_store.ts";
 export { readSchemaFiles, type SchemaFileText } from "./schema_files.ts";
 export { SCHEMA_ALIASES } from "./_names.ts";
-export { compileJsonSchema, type JsonSchemaValidator } from "./compile_json_schema.ts";
+export {
+  compileJsonSchema,
+  type JsonSchemaValidator,
+  type PrecompiledGroup,
+} from "./compile_json_schema.ts";
 export {
   conformJson,
   type ConformOptions,

@@ -69,7 +69,7 @@ export async function checkSynthesizedTool(
   value: unknown,
   chain: readonly string[],
 ): Promise<string[]> {
-  validator ??= compileJsonSchema(SYNTHESIZED_TOOL_SCHEMA);
+  validator ??= compileJsonSchema(SYNTHESIZED_TOOL_SCHEMA, { lookFirstIn: "records" });
   const shape = (await validator)(value);
   if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);
   const tool = value as SynthesizedTool;

@@ -48,12 +48,16 @@ export type ToolEventParser = (value: unknown) => ToolEventVerdict;
 let parser: Promise<ToolEventParser> | undefined;
 
 /**
- * The tool event parser, compiled once (compiling costs ~100 ms; checking one event a few
+ * The tool event parser, made once (its validator is generated ahead of time with the
+ * other record schemas; compiling it would cost ~100 ms; checking one event takes a few
  * microseconds). Validation goes through `lib/schema`, so its messages read like every
  * other schema error in syn.
  */
 export function toolEventParser(): Promise<ToolEventParser> {
-  parser ??= compileJsonSchema(toolEventSchema as Record<string, unknown>).then(parserFrom);
+  parser ??= compileJsonSchema(toolEventSchema as Record<string, unknown>, {
+    lookFirstIn: "records",
+  })
+    .then(parserFrom);
   return parser;
 }
 

@@ -11,7 +11,8 @@ const compiled = new WeakMap<ToolDescriptor, Promise<JsonSchemaValidator>>();
 export function argsValidator(descriptor: ToolDescriptor): Promise<JsonSchemaValidator> {
   let validator = compiled.get(descriptor);
   if (!validator) {
-    validator = compileJsonSchema(descriptor.argsSchema);
+    // The baseline tools' schemas are generated ahead of time with the other tools' ones.
+    validator = compileJsonSchema(descriptor.argsSchema, { lookFirstIn: "tools" });
     compiled.set(descriptor, validator);
   }
   return validator;
