@@ -14,6 +14,7 @@ import {
 } from "../lib/schema/embedded_validators_source.ts";
 import { loadServerSide } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
+import { REGISTRY_ENTRY_SCHEMA } from "../lib/synthesize/mod.ts";
 
 const root = new URL("../", import.meta.url);
 const { toolParameterSchemas } = await loadServerSide();
@@ -27,7 +28,8 @@ export interface GeneratedModule {
 /**
  * The record schemas `compileJsonSchema` meets at run time (`lib/synthesize`: every event
  * ingested, every tool loaded; `lib/chat`: every frame the gateway is sent, from its
- * start). The Labs log record schemas are read by tests only.
+ * start), and the envelope of a promoted tool's registry file (every registry read). The
+ * Labs log record schemas are read by tests only.
  */
 const RUN_TIME_RECORDS = [
   "chat-client-frame.schema.json",
@@ -53,8 +55,11 @@ function toolStartSchemas(): Record<string, unknown>[] {
 
 function recordSchemas(): Record<string, unknown>[] {
   const records = readSchemaFiles(fileURLToPath(new URL("schemas/records/", root)));
-  return records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
-    .map((file) => JSON.parse(file.text));
+  return [
+    ...records.filter((file) => RUN_TIME_RECORDS.includes(file.name))
+      .map((file) => JSON.parse(file.text)),
+    { ...REGISTRY_ENTRY_SCHEMA },
+  ];
 }
 
 /** Every schema of the precompiled modules. */

@@ -13,7 +13,7 @@ import { applyMutation, MUTATIONS } from "./schema_mutations.ts";
 import { canonicalJson } from "../lib/core/mod.ts";
 import { loadServerSide } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
-import { SYNTHESIZED_TOOL_SCHEMA } from "../lib/synthesize/mod.ts";
+import { REGISTRY_ENTRY_SCHEMA, SYNTHESIZED_TOOL_SCHEMA } from "../lib/synthesize/mod.ts";
 import type { PrecompiledGroup } from "../lib/schema/mod.ts";
 import clientFrameSchema from "../schemas/records/chat-client-frame.schema.json" with {
   type: "json",
@@ -45,6 +45,7 @@ Deno.test("every schema a start path compiles is generated, in the module its ca
     ["records", "chat client frame", clientFrameSchema],
     ["records", "tool event", toolEventSchema],
     ["records", "synthesized tool", SYNTHESIZED_TOOL_SCHEMA],
+    ["records", "registry entry", REGISTRY_ENTRY_SCHEMA],
   ] as [PrecompiledGroup, string, unknown][];
   for (const [group, name, schema] of used) {
     assert.ok(modules[group].has(canonicalJson(schema)), `${name} is not generated in ${group}`);

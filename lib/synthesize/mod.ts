@@ -119,6 +119,7 @@ export {
   type SynthesizeConfig,
 } from "./synthesize_config.ts";
 export {
+  REGISTRY_ENTRY_SCHEMA,
   type RegistryEntry,
   registryEntryProblems,
   type SkippedEntry,

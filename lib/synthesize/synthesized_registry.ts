@@ -8,7 +8,9 @@
 import { join } from "node:path";
 import {
   compareCodePoints,
+  compareIssues,
   ensurePrivateDirSync,
+  isRecord,
   parseJson,
   SynError,
   writeFileAtomic,
@@ -18,8 +20,8 @@ import type { ValidationResult } from "./replay_validation.ts";
 import { MAX_JSON_DEPTH, withinDepth } from "./_json_depth.ts";
 import {
   checkSynthesizedTool,
-  SYNTHESIZED_TOOL_SCHEMA,
   type SynthesizedTool,
+  synthesizedToolShape,
 } from "./synthesized_tool.ts";
 
 export type ToolStatus = "DRAFT" | "TESTING" | "PROMOTED";
@@ -43,13 +45,16 @@ export interface SkippedEntry {
   problems: string[];
 }
 
-const { $id: _id, $schema: _schema, ...TOOL_SCHEMA } = SYNTHESIZED_TOOL_SCHEMA;
-/** The shape of a registry file; the tool inside is the `SynthesizedTool` schema. */
-const ENTRY_SCHEMA = {
+/**
+ * The shape of a registry file around its tool; the tool itself is checked against the
+ * `SynthesizedTool` schema (`synthesizedToolShape`). Both validators are generated ahead
+ * of time with the run-time record schemas (`scripts/build_schema_validators.ts`).
+ */
+export const REGISTRY_ENTRY_SCHEMA: Readonly<Record<string, unknown>> = {
   type: "object",
   required: ["tool", "status", "engine", "created_at", "updated_at", "validation"],
   properties: {
-    tool: TOOL_SCHEMA,
+    tool: { type: "object" },
     status: { enum: ["DRAFT", "TESTING", "PROMOTED"] },
     engine: { type: "string", pattern: "^[a-z0-9_.-]{1,64}$" },
     created_at: { type: "string", format: "date-time" },
@@ -70,9 +75,17 @@ let entryValidator: Promise<JsonSchemaValidator> | undefined;
 /** Why the text of `<toolId>.json` is not a registry entry (empty: it is one). */
 export async function registryEntryProblems(toolId: string, value: unknown): Promise<string[]> {
   if (!withinDepth(value)) return [`/: nested deeper than ${MAX_JSON_DEPTH} levels`];
-  entryValidator ??= compileJsonSchema(ENTRY_SCHEMA);
-  const shape = (await entryValidator)(value);
-  if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);
+  entryValidator ??= compileJsonSchema(REGISTRY_ENTRY_SCHEMA, { lookFirstIn: "records" });
+  const issues = [...(await entryValidator)(value).errors];
+  const tool = isRecord(value) ? value.tool : undefined;
+  if (isRecord(tool)) {
+    const inTool = await synthesizedToolShape(tool);
+    issues.push(...inTool.map((issue) => ({ ...issue, path: `/tool${issue.path}` })));
+  }
+  if (issues.length) {
+    return issues.sort(compareIssues((issue) => issue.msg))
+      .map((issue) => `${issue.path || "/"}: ${issue.msg}`);
+  }
   const entry = value as RegistryEntry;
   if (entry.tool.tool_id !== toolId) return ["/tool/tool_id: differs from the file name"];
   const problems = await checkSynthesizedTool(entry.tool, entry.tool.source_chain.tools);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { baselineRegistry } from "../tools/mod.ts";
 import { registerPromotedComposites } from "./promoted_composites.ts";
-import { SynthesizedRegistry } from "./synthesized_registry.ts";
+import { registryEntryProblems, SynthesizedRegistry } from "./synthesized_registry.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 
 const AT = "2026-01-01T00:00:00.000Z";
@@ -114,6 +114,22 @@ Deno.test("registry: an argument pattern with ambiguous quantifiers is refused o
   });
   assert.deepEqual(report.skipped.map((skip) => skip.tool_id), ["redos.json"]);
   assert.match(report.skipped[0].problems.join(), /pattern refused/);
+});
+
+Deno.test("registry: problems of the file and of the tool in it are reported together, by path", async () => {
+  const bad = entry("bad", (tool) => {
+    (tool as unknown as Record<string, unknown>).description = 7;
+    delete (tool as Partial<SynthesizedTool>).steps;
+  }) as Record<string, unknown>;
+  bad.status = "LIVE";
+  assert.deepEqual(await registryEntryProblems("bad", bad), [
+    "/status: must be equal to one of the allowed values: 'DRAFT', 'TESTING', 'PROMOTED'",
+    "/tool: must have required property 'steps'",
+    "/tool/description: must be string",
+  ]);
+  assert.deepEqual(await registryEntryProblems("good", entry("good")), []);
+  const notATool = { ...entry("x"), tool: [] };
+  assert.deepEqual(await registryEntryProblems("x", notATool), ["/tool: must be object"]);
 });
 
 Deno.test("registry: files that are not entries are skipped with the reason", async () => {

@@ -4,7 +4,11 @@
  * before it is stored, whoever wrote it (the offline synthesizer or a model).
  */
 import { SynError } from "../core/mod.ts";
-import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
+import {
+  compileJsonSchema,
+  type JsonSchemaValidator,
+  type ValidationIssue,
+} from "../schema/mod.ts";
 import synthesizedToolSchema from "../../schemas/records/synthesized-tool.schema.json" with {
   type: "json",
 };
@@ -52,6 +56,12 @@ export function toolIdFor(tools: readonly string[]): string {
   return (slug || "composite").slice(0, 96).replace(/[-_.]+$/, "");
 }
 
+/** Where a value departs from the `SynthesizedTool` schema (none: it has the shape). */
+export async function synthesizedToolShape(value: unknown): Promise<ValidationIssue[]> {
+  validator ??= compileJsonSchema(SYNTHESIZED_TOOL_SCHEMA, { lookFirstIn: "records" });
+  return (await validator)(value).errors;
+}
+
 /**
  * The spec's checks, in order, as messages (empty: the tool passes):
  * 1. it is a `SynthesizedTool` (the schema);
@@ -69,9 +79,8 @@ export async function checkSynthesizedTool(
   value: unknown,
   chain: readonly string[],
 ): Promise<string[]> {
-  validator ??= compileJsonSchema(SYNTHESIZED_TOOL_SCHEMA, { lookFirstIn: "records" });
-  const shape = (await validator)(value);
-  if (!shape.ok) return shape.errors.map((error) => `${error.path || "/"}: ${error.msg}`);
+  const shape = await synthesizedToolShape(value);
+  if (shape.length) return shape.map((issue) => `${issue.path || "/"}: ${issue.msg}`);
   const tool = value as SynthesizedTool;
   const problems: string[] = [];
   if (jsonDepth(tool.parameters, MAX_PARAMETERS_DEPTH) > MAX_PARAMETERS_DEPTH) {
