@@ -43,7 +43,7 @@ const RUN_TIME_RECORDS = [
  * `lookFirstIn`; the others are tried after it, smallest first): the validator service's
  * tool arguments (the first request of every `mcp-serve`, `generate`'s child included),
  * the baseline tools' arguments (every `syn tools run`, every chat, `mcp-serve --tools`:
- * ~17 KB, where the record validators are ~85), and the run-time record schemas.
+ * ~17 KB, where the record validators are ~94), and the run-time record schemas.
  */
 function serviceStartSchemas(): Record<string, unknown>[] {
   return toolParameterSchemas();

@@ -14,6 +14,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childEnv } from "../tests/fakes/child_env.ts";
 import { baselineRegistry, ToolSession } from "../lib/tools/mod.ts";
 
 const runsFlag = Deno.args.indexOf("--runs");
@@ -40,11 +41,6 @@ function row(name: string, samples: number[], goal = ""): void {
   );
 }
 
-const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn-bench-tools-" }));
-const file = join(root, "note.txt");
-await Deno.writeTextFile(file, "x".repeat(2000));
-const read = { id: "r", tool: "fs.read_text", args: { path: "note.txt" } };
-
 if (Deno.args.includes("--validators-once")) {
   const start = performance.now();
   await baselineRegistry();
@@ -52,12 +48,19 @@ if (Deno.args.includes("--validators-once")) {
   Deno.exit(0);
 }
 
+const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn-bench-tools-" }));
+const file = join(root, "note.txt");
+await Deno.writeTextFile(file, "x".repeat(2000));
+const read = { id: "r", tool: "fs.read_text", args: { path: "note.txt" } };
+
 /** The one-time cost, each sample in a fresh process of its own. */
 async function validatorsReady(samples: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", fileURLToPath(import.meta.url), "--validators-once"],
+      env: childEnv(),
+      clearEnv: true,
       stdout: "piped",
       stderr: "piped",
       signal: AbortSignal.timeout(60_000),

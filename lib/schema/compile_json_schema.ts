@@ -15,7 +15,7 @@ const BASE_URI = "urn:syn:standalone";
  * arguments (all a validator child's first request needs), the tools' arguments (all a
  * tool call needs), and the run-time record schemas.
  */
-const PRECOMPILED: Record<PrecompiledGroup, () => Promise<PrecompiledModule>> = {
+const GENERATED_MODULES: Record<PrecompiledGroup, () => Promise<PrecompiledModule>> = {
   service: () => import("./_precompiled_service_schemas.js"),
   tools: () => import("./_precompiled_tool_schemas.js"),
   records: () => import("./_precompiled_schemas.js"),
@@ -44,7 +44,7 @@ async function precompiledVerdict(
   const key = canonicalJson(schema);
   const order = first ? [first, ...SEARCH_ORDER.filter((group) => group !== first)] : SEARCH_ORDER;
   for (const group of order) {
-    const found = (await PRECOMPILED[group]()).PRECOMPILED.get(key);
+    const found = (await GENERATED_MODULES[group]()).PRECOMPILED.get(key);
     if (found) return found;
   }
   return undefined;
