@@ -54,10 +54,8 @@ let parser: Promise<ToolEventParser> | undefined;
  * other schema error in syn.
  */
 export function toolEventParser(): Promise<ToolEventParser> {
-  parser ??= compileJsonSchema(toolEventSchema as Record<string, unknown>, {
-    lookFirstIn: "records",
-  })
-    .then(parserFrom);
+  const schema = toolEventSchema as Record<string, unknown>;
+  parser ??= compileJsonSchema(schema, { lookFirstIn: "records" }).then(parserFrom);
   return parser;
 }
 
