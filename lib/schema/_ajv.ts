@@ -13,7 +13,8 @@ import { compareCodePoints } from "../core/mod.ts";
  * `strictNumbers`: `JSON.parse("1e400")` is Infinity, which no JSON text can carry back
  * out (`JSON.stringify` writes `null`), so it is not a number (nor an integer) here.
  * `ownProperties`: a required `toString` or `constructor` must be the document's own key,
- * not one inherited from `Object.prototype`.
+ * not one inherited from `Object.prototype` (`createAjv` leaves it off for a set that names
+ * no such key: see `needsOwnPropertyChecks`).
  */
 export const AJV_OPTIONS = Object.freeze({
   strict: false,
@@ -49,13 +50,62 @@ export async function createAjv(
   extra: Record<string, unknown> = {},
 ): Promise<Ajv2020> {
   const { ajv2020, ajvFormats } = await ajvPackages();
-  const ajv = new ajv2020.Ajv2020({ ...AJV_OPTIONS, ...extra });
+  const ownProperties = needsOwnPropertyChecks(schemas);
+  const ajv = new ajv2020.Ajv2020({ ...AJV_OPTIONS, ownProperties, ...extra });
   // Read when code is generated, not when the instance is made: Ajv2020's constructor
   // forces it on, so it is turned off here, before anything is compiled.
   if (!needsEvaluationTracking(schemas)) ajv.opts.unevaluated = false;
   commonJsDefault<(ajv: Ajv2020) => unknown>(ajvFormats)(ajv);
   return ajv;
 }
+
+/**
+ * Whether any key or string anywhere in `schemas` is the name of an `Object.prototype`
+ * member (`constructor`, `toString`, `__proto__`, …). Only a property so named can be
+ * found on a JSON document without being its own: for any other name, `data.name !==
+ * undefined` and an own-property check agree on every JSON value (`JSON.parse` output and
+ * plain objects), and `for…in` meets no inherited key, as long as `Object.prototype` is as
+ * the runtime made it (`prototypeUntouched`). So a set that names no such member gets the
+ * same verdicts and errors without ajv's `ownProperties`, whose `hasOwnProperty` calls made
+ * the conformance asset's validation ~2.5× slower (docs/performance.md). A match anywhere
+ * (an enum value, a description) only keeps the checks, never wrongly drops them.
+ */
+export function needsOwnPropertyChecks(schemas: readonly unknown[]): boolean {
+  const pending: unknown[] = [...schemas];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === "string") {
+      if (PROTOTYPE_MEMBERS.has(value)) return true;
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (PROTOTYPE_MEMBERS.has(key)) return true;
+      pending.push(child);
+    }
+  }
+  return false;
+}
+
+/** The names `Object.prototype` has as the runtime made it, taken when this module loads. */
+const PROTOTYPE_MEMBERS: ReadonlySet<string> = new Set(
+  Object.getOwnPropertyNames(Object.prototype),
+);
+
+/**
+ * True while `Object.prototype` has exactly the members it had when this module loaded: a
+ * validator compiled without `ownProperties` relies on it (a member added by prototype
+ * pollution would be seen on every document), so its callers refuse to answer otherwise.
+ */
+export function prototypeUntouched(): boolean {
+  return Object.getOwnPropertyNames(Object.prototype).length === PROTOTYPE_MEMBERS.size;
+}
+
+/** The failure a validator gives instead of a verdict when `prototypeUntouched` is false. */
+export const PROTOTYPE_MODIFIED_ISSUE = Object.freeze({
+  path: "",
+  msg: "cannot validate: Object.prototype has been modified in this process",
+});
 
 /**
  * Keywords whose results depend on ajv tracking evaluated properties and items: the two

@@ -12,7 +12,13 @@ import {
   pathToFileUrl,
   SynError,
 } from "../core/mod.ts";
-import { createAjv, matchesSchemaSources, type VerdictFunction } from "./_ajv.ts";
+import {
+  createAjv,
+  matchesSchemaSources,
+  PROTOTYPE_MODIFIED_ISSUE,
+  prototypeUntouched,
+  type VerdictFunction,
+} from "./_ajv.ts";
 import { explainIssues, type FormatDefinition, sortIssues } from "./_explain.ts";
 import {
   SCHEMA_ALIASES,
@@ -370,6 +376,7 @@ function validateAsset(
   if (!validators.verdictFor) {
     throw new SynError("not_ready", "Schema validators are still compiling: await ready() first");
   }
+  if (!prototypeUntouched()) return { ok: false, errors: [{ ...PROTOTYPE_MODIFIED_ISSUE }] };
   const document = dropMarker(asset);
   const verdict = validators.verdictFor(entry.uri, entry.name);
   try {

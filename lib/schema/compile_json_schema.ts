@@ -1,5 +1,10 @@
 import { canonicalJson, errorMessage, SynError } from "../core/mod.ts";
-import { createAjv, type VerdictFunction } from "./_ajv.ts";
+import {
+  createAjv,
+  PROTOTYPE_MODIFIED_ISSUE,
+  prototypeUntouched,
+  type VerdictFunction,
+} from "./_ajv.ts";
 import { explainIssues, sortIssues } from "./_explain.ts";
 import { SchemaIndex } from "./_schema_index.ts";
 import type { ValidationIssue, ValidationResult } from "./types.ts";
@@ -78,6 +83,7 @@ export async function compileJsonSchema(
   // ajv could compile is one the walk can take; the explanation falls back on ajv's errors).
   const base = index.add(schema, BASE_URI, { deferScan: true });
   return (value) => {
+    if (!prototypeUntouched()) return { ok: false, errors: [{ ...PROTOTYPE_MODIFIED_ISSUE }] };
     let ok: boolean;
     try {
       ok = verdict(value);

@@ -6,6 +6,7 @@ import {
   commonJsDefault,
   createAjv,
   needsEvaluationTracking,
+  needsOwnPropertyChecks,
   schemaSources,
 } from "./_ajv.ts";
 import type { SchemaFileText } from "./schema_files.ts";
@@ -38,7 +39,10 @@ const HEADER = [
 /** The header line that records how ajv was set up for `schemas`. */
 function optionsLine(schemas: readonly unknown[]): string {
   const tracked = needsEvaluationTracking(schemas) ? "yes" : "no";
-  return `// ajv options: ${JSON.stringify(AJV_OPTIONS)}; evaluated properties tracked: ${tracked}`;
+  const own = needsOwnPropertyChecks(schemas) ? "yes" : "no";
+  return `// ajv options: ${
+    JSON.stringify(AJV_OPTIONS)
+  }; evaluated properties tracked: ${tracked}; own properties checked: ${own}`;
 }
 
 /** ajv's standalone code for the validators `exports` names, as an ES module body. */
