@@ -91,7 +91,7 @@ const PROTOTYPE_NAMED_KEYS = ["constructor", "toString", "__proto__", "hasOwnPro
  * `Object.prototype` members added to every object (as its own keys, as `JSON.parse` makes
  * them).
  */
-function* retyped(document: unknown, depth: number): Generator<unknown> {
+function* variantsOf(document: unknown, depth: number): Generator<unknown> {
   if (depth === 0 || document === null || typeof document !== "object") return;
   if (!Array.isArray(document)) {
     const record = document as Record<string, unknown>;
@@ -107,7 +107,7 @@ function* retyped(document: unknown, depth: number): Generator<unknown> {
         ? document.with(Number(key), value)
         : { ...document as Record<string, unknown>, [key]: value };
     }
-    for (const variant of retyped(child, depth - 1)) {
+    for (const variant of variantsOf(child, depth - 1)) {
       yield Array.isArray(document)
         ? document.with(Number(key), variant)
         : { ...document as Record<string, unknown>, [key]: variant };
@@ -145,7 +145,7 @@ async function assertLeanChangesNothing(dir: string, examplesDir: string) {
     if (id === undefined) continue;
     const [a, b] = [lean.getSchema(id)!, tracked.getSchema(id)!];
     const { $schema: _marker, ...document } = example as Record<string, unknown>;
-    for (const variant of [document, ...retyped(document, 4)]) {
+    for (const variant of [document, ...variantsOf(document, 4)]) {
       assert.equal(a(variant), b(variant), `${entry.path}: ${JSON.stringify(variant)}`);
       assert.deepEqual(a.errors, b.errors, `${entry.path}: ${JSON.stringify(variant)}`);
       compared++;
