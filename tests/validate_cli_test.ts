@@ -76,6 +76,17 @@ Deno.test("syn validate: input is capped while reading, UTF-8 with or without a 
   assert.equal(big.code, 2);
   assert.match(big.err, /input is larger than 16 MiB: -/);
   await withDir(async (dir) => {
+    // A regular file (read synchronously) at the cap is read, one byte past it is refused.
+    await Deno.writeTextFile(`${dir}/at-cap.json`, `"${" ".repeat(16 * 1024 * 1024 - 2)}"`);
+    await Deno.writeTextFile(`${dir}/past-cap.json`, " ".repeat(16 * 1024 * 1024 + 1));
+    const atCap = await syn(["validate", "--schema", "shader", `${dir}/at-cap.json`]);
+    assert.equal(atCap.code, 1, atCap.err);
+    assert.equal(JSON.parse(atCap.out).ok, false, "read and validated: a string is not a shader");
+    const pastCap = await syn(["validate", `${dir}/past-cap.json`]);
+    assert.equal(pastCap.code, 2);
+    assert.match(pastCap.err, /^syn validate: input is larger than 16 MiB: .*past-cap\.json\n$/);
+  });
+  await withDir(async (dir) => {
     const bom = new TextEncoder().encode('\uFEFF{"name":"with a byte order mark"}');
     await Deno.writeFile(`${dir}/bom.json`, bom);
     await Deno.writeFile(`${dir}/latin1.json`, new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x7d]));

@@ -71,7 +71,8 @@ async function expand(io: CliIo, argument: string): Promise<Input[]> {
   const path = resolvePath(io.cwd, argument);
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(path);
+    // Synchronous, as the read that follows: see `readFileCapped`.
+    info = Deno.statSync(path);
   } catch {
     return [{ shown: argument }]; // reading it names the problem
   }

@@ -39,7 +39,12 @@ export {
   resolvePath,
 } from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
-export { concatBytes, readStreamCapped } from "./read_capped.ts";
+export {
+  concatBytes,
+  readStreamCapped,
+  readSyncCapped,
+  type SyncByteSource,
+} from "./read_capped.ts";
 export {
   type ByteReader,
   byteReader,
