@@ -98,7 +98,9 @@ const PROTOTYPE_MEMBERS: ReadonlySet<string> = new Set(
  * pollution would be seen on every document), so its callers refuse to answer otherwise.
  */
 export function prototypeUntouched(): boolean {
-  return Object.getOwnPropertyNames(Object.prototype).length === PROTOTYPE_MEMBERS.size;
+  const names = Object.getOwnPropertyNames(Object.prototype);
+  return names.length === PROTOTYPE_MEMBERS.size &&
+    names.every((name) => PROTOTYPE_MEMBERS.has(name));
 }
 
 /** The failure a validator gives instead of a verdict when `prototypeUntouched` is false. */

@@ -118,4 +118,16 @@ Deno.test("a modified Object.prototype makes every validator refuse to answer", 
   }
   assert.equal(prototypeUntouched(), true);
   assert.equal(store.validate(asset, "synesthetic-asset").ok, true);
+  // A member swapped for another (the same count) is seen too.
+  const removed = Object.getOwnPropertyDescriptor(Object.prototype, "__lookupSetter__")!;
+  delete (Object.prototype as Record<string, unknown>).__lookupSetter__;
+  Object.defineProperty(Object.prototype, "shader", { value: 1, configurable: true });
+  try {
+    assert.equal(prototypeUntouched(), false);
+    assert.deepEqual(validator({ shader: 1 }), { ok: false, errors: [PROTOTYPE_MODIFIED_ISSUE] });
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).shader;
+    Object.defineProperty(Object.prototype, "__lookupSetter__", removed);
+  }
+  assert.equal(prototypeUntouched(), true);
 });
