@@ -5,6 +5,7 @@
  * Matches scikit-learn to 1e-9 (fixtures in `testdata/tfidf_fixtures.json`, made by
  * `scripts/make_tfidf_fixtures.py`). Two texts with no token between them (where
  * scikit-learn raises "empty vocabulary") give 1 when both are empty of tokens, else 0.
+ * The score is clamped to [0, 1]: rounding makes a text against itself 1.0000000000000002.
  */
 export function cosineTfidf(a: string, b: string): number {
   const left = counts(a);
@@ -29,7 +30,7 @@ export function cosineTfidf(a: string, b: string): number {
     const weight = count * idf(term);
     rightNorm += weight * weight;
   }
-  return dot / (Math.sqrt(leftNorm) * Math.sqrt(rightNorm));
+  return Math.min(1, Math.max(0, dot / (Math.sqrt(leftNorm) * Math.sqrt(rightNorm))));
 }
 
 /**

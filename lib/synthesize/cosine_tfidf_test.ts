@@ -30,3 +30,14 @@ Deno.test("cosineTfidf() is symmetric and 0 against a token-less text", () => {
   assert.equal(cosineTfidf("alpha", "!!"), 0);
   assert.ok(Math.abs(cosineTfidf("same words", "same words") - 1) < 1e-12);
 });
+
+Deno.test("cosineTfidf() stays within [0, 1] where rounding would pass 1", () => {
+  // Unclamped, each of these against itself gives 1.0000000000000002.
+  for (const text of ["eps theta alpha", "iota beta eps", "gamma zeta iota"]) {
+    assert.equal(cosineTfidf(text, text), 1, text);
+  }
+  for (const [a, b] of [["eps theta alpha", "theta alpha"], ["one two", "three four"]]) {
+    const score = cosineTfidf(a, b);
+    assert.ok(score >= 0 && score <= 1, `${a} / ${b}: ${score}`);
+  }
+});
