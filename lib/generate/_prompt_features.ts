@@ -18,7 +18,10 @@ export interface PromptFeatures {
   excerpt: string;
   /** A title from its words, if any word is left after the stop words. */
   title?: string;
-  /** Its distinct words that are not stop words, in order: tags when nothing else gives some. */
+  /**
+   * Its distinct words that are not stop words and fit a tag (`isTagWord`), in order, at most
+   * `MAX_TAGS`: tags when nothing else gives some.
+   */
   tagWords: string[];
   /** Lower-case words of the prompt, in order. */
   words: string[];
@@ -327,6 +330,19 @@ function titleFromWords(words: readonly string[]): string | undefined {
   return Array.from(title).slice(0, MAX_TITLE_CHARS).join("").trim();
 }
 
+/** Longest tag taken from a prompt's words, in characters (code points). */
+export const MAX_TAG_CHARS = 40;
+/** Most tags an asset gets from its prompt. */
+export const MAX_TAGS = 12;
+
+/**
+ * Whether a prompt word may become a tag: one longer than `MAX_TAG_CHARS` is not a word
+ * anyone searches for, and would store (part of) the prompt a second time in the asset.
+ */
+export function isTagWord(word: string): boolean {
+  return word.length <= MAX_TAG_CHARS || Array.from(word).length <= MAX_TAG_CHARS;
+}
+
 /** Splits a prompt into lower-case words (letters and digits, any script). */
 function promptWords(prompt: string): string[] {
   return prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -376,7 +392,8 @@ export function extractFeatures(prompt: string): PromptFeatures {
     logged: promptForLog(prompt),
     excerpt: promptExcerpt(prompt),
     title: titleFromWords(words),
-    tagWords: [...new Set(words.filter((word) => !STOP_WORDS.has(word)))],
+    tagWords: [...new Set(words.filter((word) => !STOP_WORDS.has(word) && isTagWord(word)))]
+      .slice(0, MAX_TAGS),
     words,
     colors,
     colorWords,

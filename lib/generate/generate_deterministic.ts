@@ -7,6 +7,7 @@ import {
 } from "./asset.ts";
 import {
   extractFeatures,
+  isTagWord,
   type PromptFeatures,
   type Rgb,
   type ShapeKind,
@@ -299,7 +300,8 @@ function tagsFor(
 ): string[] {
   const mood = energy > 0.7 ? "energetic" : energy < 0.3 ? "calm" : "balanced";
   const other = words.filter((word) =>
-    !matched.includes(word) && !STOP_WORDS.has(word) && word.length >= 3 && /\p{L}/u.test(word)
+    !matched.includes(word) && !STOP_WORDS.has(word) && word.length >= 3 && isTagWord(word) &&
+    /\p{L}/u.test(word)
   );
   const tags = [...matched, ...other.slice(0, 4), shape, synth.slice(5).toLowerCase(), mood];
   return [...new Set([...tags.slice(0, 11), "generated"])];
