@@ -105,7 +105,7 @@ Deno.test("syn diff exits 2 on missing files, folders and bad usage", async () =
     [["-", "-"], /only one of <base> and <new> can be "-"/],
     [
       ["--pretty", "a", "b"],
-      /^syn diff: Unknown option '--pretty'; see 'syn diff --help'\n$/,
+      /^syn diff: unknown option '--pretty'; see 'syn diff --help'\n$/,
     ],
   ];
   for (const [args, pattern] of cases) {

@@ -51,7 +51,7 @@ Deno.test("syn synthesize: usage errors exit 2 with a one-line hint", async () =
       /--format takes auto \| events \| trace \| taubench \| bfcl: csv/,
     ],
     [["ingest", "-", "-"], /'-' \(standard input\) can be given once/],
-    [["ingest", "--bogus", "a.jsonl"], /Unknown option '--bogus'/],
+    [["ingest", "--bogus", "a.jsonl"], /unknown option '--bogus'/],
   ];
   using dir = workDir();
   for (const [args, pattern] of cases) {

@@ -1,4 +1,5 @@
 import { errorMessage, UsageError } from "../core/mod.ts";
+import { closestName } from "./_closest_name.ts";
 import { type FlagSpecs, parseFlags } from "./_parse_flags.ts";
 
 /**
@@ -11,14 +12,37 @@ export function parseCommandArgs<T extends FlagSpecs>(
   args: string[],
   options: T,
 ) {
+  const specs = { ...options, help: { type: "boolean", short: "h" } as const };
   try {
-    return parseFlags(joinNegativeValues(args, options), {
-      ...options,
-      help: { type: "boolean", short: "h" } as const,
-    });
+    return parseFlags(joinNegativeValues(args, options), specs);
   } catch (error) {
-    throw new UsageError(firstLine(errorMessage(error)), { command });
+    throw new UsageError(flagMessage(errorMessage(error), Object.keys(specs)), { command });
   }
+}
+
+/**
+ * parseFlags keeps `parseArgs`'s messages ("Unknown option '--sed'. To specify …"); syn says
+ * them as its other usage messages are said, with the nearest flag for a misspelled one.
+ */
+export function flagMessage(message: string, names: readonly string[]): string {
+  const unknown = /^Unknown option '([^']*)'/.exec(message);
+  if (unknown) {
+    const raw = unknown[1];
+    const guess = raw.startsWith("--") ? closestName(raw.slice(2), names) : undefined;
+    return `unknown option '${raw}'${guess ? ` (did you mean '--${guess}'?)` : ""}`;
+  }
+  const missing = /^Option '(?:-\S, )?(--\S+) <value>' argument missing/.exec(message);
+  if (missing) return `${missing[1]} needs a value`;
+  const noValue = /^Option '(?:-\S, )?(--\S+)' does not take an argument/.exec(message);
+  if (noValue) return `${noValue[1]} takes no value`;
+  const ambiguous = /^Option '(--\S+)' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    return `${ambiguous[1]} needs a value (write ${
+      ambiguous[1]
+    }=VALUE for one that starts with '-')`;
+  }
+  const sentence = firstLine(message);
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
 }
 
 /**

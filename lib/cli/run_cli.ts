@@ -1,4 +1,5 @@
 import { errorMessage, SynError, UsageError, VERSION } from "../core/mod.ts";
+import { closestName } from "./_closest_name.ts";
 import { type CliIo, type Command, EXIT } from "./io.ts";
 
 function mainHelp(commands: readonly Command[]): string {
@@ -19,34 +20,6 @@ Options:
 
 Environment is read once at start; see .env.sample for every variable.
 `;
-}
-
-/** Closest command name by edit distance, for "did you mean" hints. */
-function suggest(name: string, commands: readonly Command[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const command of commands) {
-    const distance = editDistance(name, command.name);
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = command.name;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const saved = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = saved;
-    }
-  }
-  return row[b.length];
 }
 
 /** Error codes that mean the user's own input (a file, a config) is unusable: exit 2. */
@@ -86,7 +59,8 @@ export async function runCli(
   }
   const command = commands.find((candidate) => candidate.name === first);
   if (!command) {
-    const guess = first.startsWith("-") ? undefined : suggest(first, commands);
+    const names = commands.map((candidate) => candidate.name);
+    const guess = first.startsWith("-") ? undefined : closestName(first, names);
     const hint = guess ? ` (did you mean '${guess}'?)` : "";
     await io.stderr(
       `syn: unknown ${

@@ -4,7 +4,7 @@ import { ProviderError } from "../llm/mod.ts";
 import { SynthesisError } from "../synthesize/mod.ts";
 import { fakeIo } from "../../tests/fakes/cli_io.ts";
 import type { Command } from "./io.ts";
-import { numberFlag, parseCommandArgs } from "./args.ts";
+import { flagMessage, numberFlag, parseCommandArgs } from "./args.ts";
 import { runCli } from "./run_cli.ts";
 
 const commands: Command[] = [
@@ -85,7 +85,28 @@ Deno.test("runCli() answers unknown commands and bad flags with a one-line hint 
   const flag = fakeIo();
   assert.equal(await runCli(["echo", "--quiet"], flag, commands), 2);
   assert.equal(flag.err().split("\n").length, 2);
-  assert.match(flag.err(), /^syn echo: Unknown option '--quiet'; see 'syn echo --help'\n$/);
+  assert.match(flag.err(), /^syn echo: unknown option '--quiet'; see 'syn echo --help'\n$/);
+});
+
+Deno.test("runCli() names the nearest flag for a misspelled one and says a missing value plainly", async () => {
+  const misspelled = fakeIo();
+  assert.equal(await runCli(["echo", "--lod", "x"], misspelled, commands), 2);
+  assert.equal(
+    misspelled.err(),
+    "syn echo: unknown option '--lod' (did you mean '--loud'?); see 'syn echo --help'\n",
+  );
+  assert.equal(
+    flagMessage("Option '-s, --seed <value>' argument missing", ["seed"]),
+    "--seed needs a value",
+  );
+  assert.equal(
+    flagMessage("Option '--loud' does not take an argument", []),
+    "--loud takes no value",
+  );
+  assert.equal(
+    flagMessage("Unknown option '--zzzzzz'. To specify a positional argument …", ["loud"]),
+    "unknown option '--zzzzzz'",
+  );
 });
 
 Deno.test("runCli() maps errors to exit codes without stacks", async () => {
