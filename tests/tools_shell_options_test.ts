@@ -120,7 +120,9 @@ for (const variant of VARIANTS) {
             assert.equal(result.error?.code, "not_allowed", `${cmd}: ${JSON.stringify(result)}`);
           }
         }
-        for (const cmd of ["tail +1f hello.txt", "tail +f hello.txt", "tail -5f hello.txt"]) {
+        // GNU tail's obsolete forms: each follows hello.txt forever.
+        const follows = ["+1f", "+f", "-5f", "-cf", "-5cf", "+5cf", "-bf", "+lf", "-10lf"];
+        for (const cmd of follows.map((form) => `tail ${form} hello.txt`)) {
           const result = await call(cmd);
           assert.equal(result.error?.code, "not_allowed", `${cmd}: ${JSON.stringify(result)}`);
         }

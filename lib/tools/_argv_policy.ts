@@ -14,6 +14,14 @@ export const SHELL_PATH = "/usr/local/bin:/usr/bin:/bin";
 const ALWAYS_REFUSED_LONG = ["files0-from", "compress-program"];
 
 /**
+ * GNU tail's obsolete option (`parse_obsolete_option` in coreutils' tail.c): a sign, a
+ * count, a unit (`b`, `c` or `l`), then `f` to follow forever — `-f`, `-cf`, `-5cf`, `+5f`,
+ * `+bf`. Getopt would read `-cf` as `-c f`; tail reads it first as this form (with one file
+ * operand at most), so any word of this shape is refused wherever it stands.
+ */
+const TAIL_OBSOLETE_FOLLOW = /^[-+]\d*[bcl]?f$/;
+
+/**
  * The absolute path of an allowlisted program, or a `ToolFailure`. `argv0` must be a bare
  * name on `allow`, not refused, found in `SHELL_PATH`, and its real file must not be a
  * refused program under another name (a symlink `view` → `vim`).
@@ -73,6 +81,7 @@ export async function checkArguments(
   for (let index = 0; index < args.length; index++) {
     const arg = args[index];
     let value: string | undefined = arg;
+    if (program === "tail" && TAIL_OBSOLETE_FOLLOW.test(arg)) throw refusedOption(program, arg);
     if (options && arg === "--") {
       options = false;
       continue;
@@ -83,9 +92,6 @@ export async function checkArguments(
     } else if (options && arg.startsWith("-") && arg.length > 1) {
       const option = table ? checkShortCluster(program, table, arg.slice(1)) : {};
       value = option.value ?? (option.takesNext ? args[++index] : undefined);
-    } else if (program === "tail" && /^\+[^/]*f/.test(arg)) {
-      // tail's obsolete `+5f` (and `+f`) form follows the file forever.
-      throw refusedOption(program, arg);
     }
     if (value !== undefined) await checkPath(value, root);
   }
