@@ -1,17 +1,16 @@
 /**
- * The generated validator modules of `lib/schema/` and what each is generated from, in one
+ * The generated files of `lib/schema/_generated/` and what each is generated from, in one
  * place: `scripts/build_schema_validators.ts` writes them, `tests/schema_embedded_test.ts`
  * checks they are in sync with their sources.
  */
 import { fileURLToPath } from "node:url";
 import { readSchemaFiles } from "../lib/schema/mod.ts";
-// The generators are build-time code, not part of the schema layer's surface: every start
-// that loads lib/schema would load them too.
 import {
+  declarationSources,
   embeddedFormatsSource,
   embeddedValidatorsSource,
   precompiledSchemasSource,
-} from "../lib/schema/embedded_validators_source.ts";
+} from "./_schema_validator_sources.ts";
 import { loadServerSide } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
 import { REGISTRY_ENTRY_SCHEMA } from "../lib/synthesize/mod.ts";
@@ -19,7 +18,10 @@ import { REGISTRY_ENTRY_SCHEMA } from "../lib/synthesize/mod.ts";
 const root = new URL("../", import.meta.url);
 const { toolParameterSchemas } = await loadServerSide();
 
-/** A generated module: its path from the repository root and its source. */
+/** The folder of the generated files, from the repository root. */
+export const GENERATED_FOLDER = "lib/schema/_generated/";
+
+/** A generated file: its path from the repository root and its source. */
 export interface GeneratedModule {
   path: string;
   source: string;
@@ -87,31 +89,24 @@ async function ajvFormatsFile(): Promise<{ text: string; packageName: string }> 
   return { text, packageName: `ajv-formats@${found.version}` };
 }
 
-/** Every generated module of `lib/schema/`, as its sources make it now. */
+/**
+ * Every file of `lib/schema/_generated/`, as its sources make it now: five modules and their
+ * types.
+ */
 export async function generatedSchemaModules(): Promise<GeneratedModule[]> {
   const formats = await ajvFormatsFile();
-  return [
-    {
-      path: "lib/schema/_embedded_formats.js",
-      source: embeddedFormatsSource(formats.text, formats.packageName),
-    },
-    {
-      path: "lib/schema/_embedded_validators.js",
-      source: await embeddedValidatorsSource(
-        readSchemaFiles(fileURLToPath(new URL("schemas/", root))),
-      ),
-    },
-    {
-      path: "lib/schema/_precompiled_service_schemas.js",
-      source: await precompiledSchemasSource(serviceStartSchemas()),
-    },
-    {
-      path: "lib/schema/_precompiled_tool_schemas.js",
-      source: await precompiledSchemasSource(toolStartSchemas()),
-    },
-    {
-      path: "lib/schema/_precompiled_schemas.js",
-      source: await precompiledSchemasSource(recordSchemas()),
-    },
-  ];
+  const sources: Record<string, string> = {
+    "embedded_formats.js": embeddedFormatsSource(formats.text, formats.packageName),
+    "embedded_validators.js": await embeddedValidatorsSource(
+      readSchemaFiles(fileURLToPath(new URL("schemas/", root))),
+    ),
+    "precompiled_service_schemas.js": await precompiledSchemasSource(serviceStartSchemas()),
+    "precompiled_tool_schemas.js": await precompiledSchemasSource(toolStartSchemas()),
+    "precompiled_record_schemas.js": await precompiledSchemasSource(recordSchemas()),
+    ...declarationSources(),
+  };
+  return Object.entries(sources).map(([name, source]) => ({
+    path: GENERATED_FOLDER + name,
+    source,
+  }));
 }

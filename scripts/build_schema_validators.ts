@@ -1,16 +1,16 @@
 /**
- * Regenerates the validator modules of `lib/schema/` ahead of time: the asset schema set
- * (`_embedded_validators.js`, from `schemas/*.schema.json`), the self-contained schemas
- * start paths compile (`_precompiled_service_schemas.js`: the validator service's arguments;
- * `_precompiled_tool_schemas.js`: the tools' arguments; `_precompiled_schemas.js`:
- * `schemas/records/`) and
- * ajv-formats' formats (`_embedded_formats.js`):
+ * Regenerates the validator modules in `lib/schema/_generated/` ahead of time: the asset
+ * schema set (`embedded_validators.js`, from `schemas/*.schema.json`), the self-contained
+ * schemas start paths compile (`precompiled_service_schemas.js`: the validator service's
+ * arguments; `precompiled_tool_schemas.js`: the tools' arguments;
+ * `precompiled_record_schemas.js`: `schemas/records/`), ajv-formats' formats
+ * (`embedded_formats.js`), and their types (`*.d.ts`):
  *
  *   deno run -A scripts/build_schema_validators.ts          # write the modules
  *   deno run -A scripts/build_schema_validators.ts --check  # exit 1 when one is stale
  *
- * Run it after editing any of those schemas; `tests/schema_embedded_test.ts` fails until
- * you do.
+ * Run it after editing any of those schemas or the tools' argument schemas;
+ * `tests/schema_embedded_test.ts` fails until you do. Nothing else writes to that folder.
  */
 import { generatedSchemaModules } from "./_generated_schema_modules.ts";
 

@@ -76,11 +76,11 @@ Deno.test("validate, diff and the validator child (mcp-serve --stdio) load no no
   // validators and formats.
   const generated = [
     "lib/schema/_schema_store.ts",
-    "lib/schema/_embedded_validators.js",
-    "lib/schema/_embedded_formats.js",
-    "lib/schema/_precompiled_service_schemas.js",
-    "lib/schema/_precompiled_tool_schemas.js",
-    "lib/schema/_precompiled_schemas.js",
+    "lib/schema/_generated/embedded_validators.js",
+    "lib/schema/_generated/embedded_formats.js",
+    "lib/schema/_generated/precompiled_service_schemas.js",
+    "lib/schema/_generated/precompiled_tool_schemas.js",
+    "lib/schema/_generated/precompiled_record_schemas.js",
   ];
   for (const command of ["validate", "diff", "mcp_serve"]) {
     const modules = reachable(graph, ["main.ts", `lib/cli/${command}.ts`, ...generated], false);
@@ -168,8 +168,8 @@ Deno.test("a deterministic generate loads neither the external generator's code 
 const TOOLS_READ_ROOTS = [
   "main.ts",
   "lib/cli/tools.ts",
-  "lib/schema/_precompiled_service_schemas.js",
-  "lib/schema/_precompiled_tool_schemas.js",
+  "lib/schema/_generated/precompiled_service_schemas.js",
+  "lib/schema/_generated/precompiled_tool_schemas.js",
 ];
 
 Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {

@@ -7,4 +7,3 @@
  */
 export * as ajv2020 from "ajv/dist/2020.js";
 export * as ajvFormats from "ajv-formats";
-export * as ajvStandalone from "ajv/dist/standalone/index.js";

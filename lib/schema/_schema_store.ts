@@ -133,7 +133,7 @@ type VerdictSource = (uri: string, name: string) => VerdictFunction;
 async function embeddedVerdicts(
   files: readonly SchemaFileText[],
 ): Promise<VerdictSource | undefined> {
-  const generated = await import("./_embedded_validators.js");
+  const generated = await import("./_generated/embedded_validators.js");
   if (!matchesSchemaSources(files, generated.SCHEMA_SOURCES)) return undefined;
   return (uri) => generated.VALIDATORS[uri];
 }
@@ -347,7 +347,7 @@ class Validators {
   async #compile(): Promise<void> {
     const source = await this.#embedded() ?? await compiledVerdicts(this.#schemas);
     // ajv-formats' formats, as embedded: no npm package on the start path.
-    this.formats = (await import("./_embedded_formats.js")).fullFormats;
+    this.formats = (await import("./_generated/embedded_formats.js")).fullFormats;
     this.verdictFor = source;
   }
 

@@ -21,9 +21,9 @@ const BASE_URI = "urn:syn:standalone";
  * tool call needs), and the run-time record schemas.
  */
 const GENERATED_MODULES: Record<PrecompiledGroup, () => Promise<PrecompiledModule>> = {
-  service: () => import("./_precompiled_service_schemas.js"),
-  tools: () => import("./_precompiled_tool_schemas.js"),
-  records: () => import("./_precompiled_schemas.js"),
+  service: () => import("./_generated/precompiled_service_schemas.js"),
+  tools: () => import("./_generated/precompiled_tool_schemas.js"),
+  records: () => import("./_generated/precompiled_record_schemas.js"),
 };
 
 /** Which generated module holds a schema, when the caller knows (see `compileJsonSchema`). */

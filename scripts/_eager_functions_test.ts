@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SynError } from "../core/mod.ts";
+import { SynError } from "../lib/core/mod.ts";
 import { eagerFunctions } from "./_eager_functions.ts";
 
 /** Evaluates an ES module's source and returns its exports. */
@@ -56,13 +56,15 @@ Deno.test("eagerFunctions() refuses code it cannot cut into whole functions", ()
 Deno.test("the generated validator modules hold no lazily compiled validator", async () => {
   for (
     const name of [
-      "_embedded_validators.js",
-      "_precompiled_schemas.js",
-      "_precompiled_service_schemas.js",
-      "_precompiled_tool_schemas.js",
+      "embedded_validators.js",
+      "precompiled_record_schemas.js",
+      "precompiled_service_schemas.js",
+      "precompiled_tool_schemas.js",
     ]
   ) {
-    const source = await Deno.readTextFile(new URL(name, import.meta.url));
+    const source = await Deno.readTextFile(
+      new URL(`../lib/schema/_generated/${name}`, import.meta.url),
+    );
     assert.doesNotMatch(source, /(^|[;}\n])function validate\d+\(/, name);
     assert.match(source, /var validate\d+ = \(function validate\d+\(/, name);
   }

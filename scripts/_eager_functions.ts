@@ -1,4 +1,4 @@
-import { SynError } from "../core/mod.ts";
+import { SynError } from "../lib/core/mod.ts";
 
 /**
  * ajv's standalone code with every top-level `function validateN(…){…}` declaration
