@@ -2,6 +2,7 @@ import {
   copyOwn,
   errorMessage,
   isRecord,
+  maskSecretFields,
   redactText,
   redactValue,
   startTimer,
@@ -315,8 +316,9 @@ export class ToolSession {
     return this.#httpCache;
   }
 
+  /** Known secrets masked, and every value under a secret-named field (`lib/core`'s one list). */
   #redact<T>(value: T): T {
-    return redactValue(value, this.#options.secrets ?? []);
+    return maskSecretFields(redactValue(value, this.#options.secrets ?? []));
   }
 
   #summary(result: ToolResult): string {
