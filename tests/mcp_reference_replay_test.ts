@@ -100,9 +100,9 @@ Deno.test({
           break;
         }
         case "nope":
-          // Deliberate difference: JSON-RPC -32601 instead of an `unsupported` result.
-          assert.equal((reply.error as { code: number }).code, -32601);
-          assert.equal(referenceResult!.reason, "unsupported");
+          // The adapter spec's error model (§6): the same result as the reference.
+          assert.deepEqual(result, referenceResult);
+          assert.equal(reply.error, undefined);
           break;
         case undefined:
           // Deliberate difference: -32700 Parse error instead of -32603.

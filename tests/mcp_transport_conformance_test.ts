@@ -93,9 +93,17 @@ for (const transport of TRANSPORTS) {
         assert.equal(JSON.parse(await channel.readLine()).error.code, -32600);
         await channel.send("17\n");
         assert.equal(JSON.parse(await channel.readLine()).error.code, -32600);
+        // An unknown direct-dialect method is the adapter spec's `unsupported` result (§6);
+        // JSON-RPC -32601 is for MCP methods the server does not know.
         const unknown = await channel.request({ jsonrpc: "2.0", id: 8, method: "nope" });
-        assert.equal((unknown.error as { code: number }).code, -32601);
-        assert.equal(unknown.id, 8);
+        assert.deepEqual(unknown, {
+          jsonrpc: "2.0",
+          id: 8,
+          result: { ok: false, reason: "unsupported", detail: "tool not implemented" },
+        });
+        const unknownMcp = await channel.request({ jsonrpc: "2.0", id: 10, method: "nope/nope" });
+        assert.equal((unknownMcp.error as { code: number }).code, -32601);
+        assert.equal(unknownMcp.id, 10);
         const badParams = await channel.request({
           jsonrpc: "2.0",
           id: 9,

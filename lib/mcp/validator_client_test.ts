@@ -40,9 +40,15 @@ Deno.test("validatorClientFromConnection() maps replies, RPC errors and the size
   });
   assert.deepEqual(await client.call("nope"), {
     ok: false,
+    reason: "unsupported",
+    detail: "tool not implemented",
+  });
+  // With MCP off, an MCP method is a JSON-RPC error, which the client maps.
+  assert.deepEqual(await client.call("tools/list"), {
+    ok: false,
     reason: "rpc_error",
     code: -32601,
-    detail: "Method not found: nope",
+    detail: "Method not found: tools/list",
   });
   const tooLarge = await client.validateAsset({ name: "é".repeat(600_000) });
   assert.equal(tooLarge.reason, "validation_failed");

@@ -1,5 +1,5 @@
 import { resultResponse, RPC_ERROR, RpcError, type RpcHandler } from "../rpc/mod.ts";
-import { PAYLOAD_TOO_LARGE_RESULT } from "./tool_result.ts";
+import { PAYLOAD_TOO_LARGE_RESULT, type ToolResult } from "./tool_result.ts";
 import type { ValidatorService } from "./validator_service.ts";
 import type { McpSession } from "./mcp_bridge.ts";
 import { importMcpBridge } from "./_late_modules.ts";
@@ -23,6 +23,16 @@ const loadMcpSession: McpSessionFactory = async (service, send, log) => {
 };
 
 /**
+ * The adapter spec's answer to a direct-dialect method it does not serve (§6 "Unsupported",
+ * as the reference adapter answers `{"method":"nope"}`): a result, not a JSON-RPC error.
+ */
+export const UNSUPPORTED_RESULT: ToolResult = Object.freeze({
+  ok: false,
+  reason: "unsupported",
+  detail: "tool not implemented",
+}) as ToolResult;
+
+/**
  * Whether a method belongs to the Model Context Protocol rather than to the spec's
  * direct dialect: `initialize`, `ping`, and every `namespace/name` method.
  */
@@ -33,7 +43,8 @@ export function isMcpMethod(method: string): boolean {
 /**
  * The per-connection handler of the validator service: the spec's tools by method name
  * (`{"method":"validate_asset","params":{…}}`), and — on the same connection — MCP
- * methods through the SDK bridge (`mcp: false` turns MCP off).
+ * methods through the SDK bridge (`mcp: false` turns MCP off). Any other direct-dialect
+ * name gets `UNSUPPORTED_RESULT`; an MCP method with MCP off gets JSON-RPC -32601.
  */
 export function createValidatorHandler(
   service: ValidatorService,
@@ -49,11 +60,12 @@ export function createValidatorHandler(
     },
     handle(request) {
       if (service.has(request.method)) return service.call(request.method, request.params);
-      if (factory && isMcpMethod(request.method)) {
-        session ??= factory(service, send, log);
-        return session.then((open) => open.handle(request));
+      if (!isMcpMethod(request.method)) return UNSUPPORTED_RESULT;
+      if (!factory) {
+        throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${request.method}`);
       }
-      throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${request.method}`);
+      session ??= factory(service, send, log);
+      return session.then((open) => open.handle(request));
     },
     response(message) {
       // A session that failed to open has answered its request with -32603 already.
