@@ -1,12 +1,13 @@
 /**
  * Serving MCP over Streamable HTTP from the command line, as `syn mcp-serve --http` and
- * `syn mcp-proxy --http` both do: the `--http HOST:PORT`, `--allow-host` and `--no-auth`
- * flags, the bearer token (`SYN_SERVER_TOKEN`, or a fresh one), and the ready line that
+ * `syn mcp-proxy --http` both do: the `--http HOST:PORT`, `--allow-host`, `--allow-origin`
+ * and `--no-auth` flags, the bearer token (`SYN_SERVER_TOKEN`, or a fresh one), and the ready line that
  * tells the operator the URL and the token.
  */
 import {
   chooseServerToken,
   errorMessage,
+  parseAllowedOrigin,
   type SynConfig,
   SynError,
   UsageError,
@@ -19,6 +20,7 @@ import { onStopSignals } from "./_stop_signals.ts";
 export const HTTP_FLAGS = {
   http: { type: "string" },
   "allow-host": { type: "string", multiple: true },
+  "allow-origin": { type: "string", multiple: true },
   "no-auth": { type: "boolean" },
 } as const;
 
@@ -40,6 +42,8 @@ export interface HttpServeTarget {
   /** Whether the token came from `SYN_SERVER_TOKEN` (then it is never printed). */
   tokenFromEnv: boolean;
   allowHosts: string[];
+  /** Origins (in full) whose pages may call besides the server's own. */
+  allowOrigins: string[];
 }
 
 /**
@@ -47,15 +51,26 @@ export interface HttpServeTarget {
  * the token only on a loopback address: anywhere else every peer on the network could call.
  */
 export function resolveHttpTarget(
-  flags: { http?: string; "allow-host"?: string[]; "no-auth"?: boolean },
+  flags: {
+    http?: string;
+    "allow-host"?: string[];
+    "allow-origin"?: string[];
+    "no-auth"?: boolean;
+  },
   config: Pick<SynConfig, "serverToken">,
   newToken?: () => string,
 ): HttpServeTarget | undefined {
   const allowHosts = flags["allow-host"] ?? [];
+  const allowOrigins = (flags["allow-origin"] ?? []).map(parseAllowedOrigin);
   if (flags.http === undefined) {
-    if (flags["no-auth"] || allowHosts.length > 0) {
-      throw new UsageError(`${flags["no-auth"] ? "--no-auth" : "--allow-host"} needs --http`);
-    }
+    const needless = flags["no-auth"]
+      ? "--no-auth"
+      : allowHosts.length > 0
+      ? "--allow-host"
+      : allowOrigins.length > 0
+      ? "--allow-origin"
+      : undefined;
+    if (needless) throw new UsageError(`${needless} needs --http`);
     return undefined;
   }
   const { hostname, port } = parseHostPort(flags.http, "http");
@@ -69,7 +84,7 @@ export function resolveHttpTarget(
     given: config.serverToken,
     newToken,
   });
-  return { hostname, port, token, tokenFromEnv: given, allowHosts };
+  return { hostname, port, token, tokenFromEnv: given, allowHosts, allowOrigins };
 }
 
 /** What a started server tells the operator. */
@@ -92,8 +107,8 @@ export async function startHttpServing(
 ): Promise<RunningMcpHttpServer & { ready: ReadyLines }> {
   let server: RunningMcpHttpServer;
   try {
-    const { hostname, port, token, allowHosts } = target;
-    server = await serve({ hostname, port, token, allowHosts, log });
+    const { hostname, port, token, allowHosts, allowOrigins } = target;
+    server = await serve({ hostname, port, token, allowHosts, allowOrigins, log });
   } catch (error) {
     throw new SynError(
       "listen_failed",

@@ -3,6 +3,7 @@ import {
   chooseServerToken,
   errorMessage,
   neutralizeTerminalText,
+  parseAllowedOrigin,
   serveLocal,
   UsageError,
   writeFileAtomic,
@@ -35,7 +36,8 @@ Usage:
   syn chat [--session ID] [--state-dir DIR] [--root DIR] [--engine E] [options]
   syn chat serve [--host H] [--port N] [--ready-file F] [--state-dir DIR] [--root DIR]
                  [--engine E] [--stream-timeout-s S] [--entropy-budget B] [--session-ttl-s S]
-                 [--allow-host NAME] [--no-auth] [--max-sessions N] [--max-connections N]
+                 [--allow-host NAME] [--allow-origin O] [--no-auth] [--max-sessions N]
+                 [--max-connections N]
 
 The REPL streams replies as they arrive and shows tool calls and their results compactly.
 Ctrl-C stops the current reply without ending the session; Ctrl-D or /quit ends it. Piped
@@ -97,6 +99,9 @@ Options:
   --session-ttl-s S     (serve) idle seconds before a session is closed (default 1800)
   --allow-host NAME     (serve) another name the Host may carry (repeatable; loopback names
                         and the bound address are always allowed)
+  --allow-origin O      (serve) pages of this origin (scheme://host[:port], e.g. a reverse
+                        proxy's https://chat.example) may use the gateway too; otherwise only
+                        its own origin, port included (repeatable)
   --no-auth             (serve) no token: anyone who can reach the port on this machine may use
                         every session and tool; accepted only on a loopback address
   --max-sessions N      (serve) sessions held at once (default 64)
@@ -131,6 +136,7 @@ const OPTIONS = {
   "ready-file": { type: "string" },
   "session-ttl-s": { type: "string" },
   "allow-host": { type: "string", multiple: true },
+  "allow-origin": { type: "string", multiple: true },
   "no-auth": { type: "boolean" },
   "max-sessions": { type: "string" },
   "max-connections": { type: "string" },
@@ -442,6 +448,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     signal: stopping.signal,
     token,
     allowHosts: values["allow-host"],
+    allowOrigins: (values["allow-origin"] ?? []).map(parseAllowedOrigin),
     onListenerError: (error) =>
       log(`chat:listener_error ${neutralizeTerminalText(errorMessage(error))}; listening again`),
   }, gateway.handle);

@@ -13,6 +13,7 @@ Deno.test("resolveHttpTarget() takes SYN_SERVER_TOKEN, or a fresh token, and the
     token: "generated-token-0123456789",
     tokenFromEnv: false,
     allowHosts: [],
+    allowOrigins: [],
   });
   assert.deepEqual(
     resolveHttpTarget(
@@ -26,7 +27,27 @@ Deno.test("resolveHttpTarget() takes SYN_SERVER_TOKEN, or a fresh token, and the
       token: "team-token-0123456789-0123456789",
       tokenFromEnv: true,
       allowHosts: ["mcp.example.org", "[::1]"],
+      allowOrigins: [],
     },
+  );
+});
+
+Deno.test("resolveHttpTarget() takes --allow-origin in full, and only with --http", () => {
+  const target = resolveHttpTarget(
+    { http: "127.0.0.1:0", "allow-origin": ["https://MCP.example.org:443"] },
+    envOf({}),
+  );
+  assert.deepEqual(target?.allowOrigins, ["https://mcp.example.org"]);
+  for (const origin of ["mcp.example.org", "https://mcp.example.org/mcp"]) {
+    assert.throws(
+      () => resolveHttpTarget({ http: "127.0.0.1:0", "allow-origin": [origin] }, envOf({})),
+      /--allow-origin takes scheme:\/\/host\[:port\]/,
+      origin,
+    );
+  }
+  assert.throws(
+    () => resolveHttpTarget({ "allow-origin": ["https://a.example"] }, envOf({})),
+    /--allow-origin needs --http/,
   );
 });
 

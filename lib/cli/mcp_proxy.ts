@@ -72,6 +72,8 @@ Options:
   --http HOST:PORT         serve MCP over Streamable HTTP on /mcp (port 0 picks a free port)
   --allow-host NAME        with --http: also answer to this Host name, e.g. a reverse proxy's
                            (repeatable; loopback names and the bound address always work)
+  --allow-origin O         with --http: pages of this origin (scheme://host[:port]) may call
+                           too; otherwise only the server's own origin, port included
   --no-auth                with --http on a loopback address only: no token (web pages are
                            still refused by the Host and Origin checks); refused elsewhere
   -h, --help               show this help

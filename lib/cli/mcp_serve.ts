@@ -73,6 +73,9 @@ Options:
   --http HOST:PORT    serve MCP over Streamable HTTP on /mcp (port 0 picks a free port)
   --allow-host NAME   with --http: also answer to this Host name, e.g. a reverse proxy's
                       (repeatable; loopback names and the bound address always work)
+  --allow-origin O    with --http: pages of this origin (scheme://host[:port], e.g. a reverse
+                      proxy's https://mcp.example.org) may call too; otherwise only the
+                      server's own origin, port included (repeatable)
   --no-auth           with --http on a loopback address only: no token; any program on
                       this machine may call (web pages are still refused by the Host and
                       Origin checks). Refused on any other address (exit 2)

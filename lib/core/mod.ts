@@ -97,6 +97,7 @@ export {
   LOOPBACK_HOSTS,
   MIN_SERVER_TOKEN_CHARS,
   newServerToken,
+  parseAllowedOrigin,
   ServerEdge,
   type ServerEdgeOptions,
   type ServerToken,

@@ -30,6 +30,8 @@ export interface ServeLocalOptions {
   signal?: AbortSignal;
   /** Extra names the Host may carry (`--allow-host`). */
   allowHosts?: readonly string[];
+  /** Origins, each in full, whose pages may call besides the server's own (`--allow-origin`). */
+  allowOrigins?: readonly string[];
   /** The bearer token; `undefined` serves without one. */
   token?: string;
   /** In-flight requests at once; the excess is answered 503 (default 256). */
@@ -85,6 +87,7 @@ export function serveLocal(options: ServeLocalOptions, handler: Handler): LocalS
       ...(wildcard ? (options.interfaceAddresses ?? systemAddresses)() : []),
     ],
     token: options.token,
+    allowOrigins: options.allowOrigins,
   });
   guarded = edge.wrap(handler);
   return { server, edge, url: `http://${shownHost(options.hostname)}:${port}/` };

@@ -1,9 +1,10 @@
 /**
  * What makes a local HTTP server safe to run, in one place for every server syn runs
  * (the chat gateway, the preview, MCP over Streamable HTTP): a Host allowlist against
- * DNS rebinding, an Origin check against cross-site pages, and a bearer token for the
- * servers that act for the user. Pure: it reads a `Request` and answers a refusal or
- * nothing; the caller serves.
+ * DNS rebinding, an Origin check against other pages — the server's own origin (scheme,
+ * host and port) or one allowed in full, since a page on another local port is the same
+ * *site* and gets the token cookie — and a bearer token for the servers that act for the
+ * user. Pure: it reads a `Request` and answers a refusal or nothing; the caller serves.
  *
  * ```ts
  * import { ServerEdge } from "./server_edge.ts";
@@ -26,6 +27,11 @@ export interface ServerEdgeOptions {
   allowHosts?: readonly string[];
   /** The bearer token every request must carry; `undefined` serves without one. */
   token?: string;
+  /**
+   * Other origins whose pages may call, each in full (`https://chat.example`,
+   * `http://127.0.0.1:9000`: `--allow-origin`), as {@linkcode parseAllowedOrigin} takes them.
+   */
+  allowOrigins?: readonly string[];
 }
 
 /** How a request proved it holds the token. */
@@ -37,6 +43,8 @@ export type TokenChannel = "header" | "cookie" | "query";
  */
 export class ServerEdge {
   readonly #hosts: ReadonlySet<string>;
+  readonly #origins: ReadonlySet<string>;
+  readonly #port: number;
   readonly #token: Uint8Array | undefined;
   readonly #tokenText: string | undefined;
   /** The cookie that keeps the token in a page after its first load. */
@@ -45,6 +53,8 @@ export class ServerEdge {
   constructor(options: ServerEdgeOptions) {
     const hosts = [...LOOPBACK_HOSTS, options.boundHostname, ...(options.allowHosts ?? [])];
     this.#hosts = new Set(hosts.map(normalizeHostname).filter((name) => name !== ""));
+    this.#origins = new Set((options.allowOrigins ?? []).map(parseAllowedOrigin));
+    this.#port = options.port;
     this.#tokenText = options.token;
     this.#token = options.token === undefined ? undefined : new TextEncoder().encode(options.token);
     this.cookieName = `syn_token_${options.port}`;
@@ -121,14 +131,23 @@ export class ServerEdge {
     };
   }
 
+  /**
+   * The server's own origin — `http:`, a name it answers to, its bound port — or one given
+   * in full. The port counts: browsers send a page on `127.0.0.1:3000` the cookies of
+   * `127.0.0.1:8080` (cookies and `SameSite` ignore ports), so only the Origin tells them apart.
+   */
   #allowsOrigin(origin: string): boolean {
+    let url: URL;
     try {
-      const url = new URL(origin);
-      if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-      return this.allowsHostname(url.hostname);
+      url = new URL(origin);
     } catch {
-      return false; // "null" (sandboxed frames, file: pages) and anything unparsable
+      return false; // anything unparsable
     }
+    // "null" (sandboxed frames, file: pages) parses to no origin at all.
+    if (url.origin === "null") return false;
+    if (this.#origins.has(url.origin)) return true;
+    const port = url.port === "" ? 80 : Number(url.port);
+    return url.protocol === "http:" && port === this.#port && this.allowsHostname(url.hostname);
   }
 
   #matches(candidate: string): boolean {
@@ -136,6 +155,26 @@ export class ServerEdge {
     if (expected === undefined) return false;
     return constantTimeEqual(expected, new TextEncoder().encode(candidate));
   }
+}
+
+/**
+ * An allowed origin as the browser sends it (`scheme://host[:port]`, lower case, no default
+ * port); throws `UsageError` for anything else (a path, a user, a bare name, `null`).
+ */
+export function parseAllowedOrigin(text: string): string {
+  const hint = `--allow-origin takes scheme://host[:port], as a browser sends it: ${text}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(hint);
+  }
+  const bare = url.pathname === "/" && !url.search && !url.hash && !url.username &&
+    !url.password && !/^[a-z][a-z0-9+.-]*:\/\/[^/]*\/./i.test(text);
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !bare) {
+    throw new UsageError(hint);
+  }
+  return url.origin;
 }
 
 /** Compares two byte strings in time that depends only on `expected`'s length. */

@@ -4,6 +4,7 @@ import {
   hostnameOfHost,
   isLoopbackHostname,
   newServerToken,
+  parseAllowedOrigin,
   ServerEdge,
 } from "./server_edge.ts";
 import { serveLocal } from "./serve_local.ts";
@@ -46,8 +47,78 @@ Deno.test("ServerEdge refuses a cross-site or opaque Origin and lets a missing o
   assert.equal(edge.check(request({ host, origin: "http://evil.example" }))?.status, 403);
   assert.equal(edge.check(request({ host, origin: "null" }))?.status, 403);
   assert.equal(edge.check(request({ host, origin: "file://" }))?.status, 403);
-  assert.equal(edge.check(request({ host, origin: "http://localhost:3000" })), undefined);
   assert.equal(edge.check(request({ host })), undefined);
+});
+
+Deno.test("ServerEdge takes only its own origin: scheme, host and port", () => {
+  const edge = new ServerEdge({
+    boundHostname: "127.0.0.1",
+    port: 8080,
+    allowHosts: ["proxy.test"],
+  });
+  const host = "127.0.0.1:8080";
+  for (
+    const origin of [
+      "http://127.0.0.1:8080",
+      "http://localhost:8080",
+      "http://[::1]:8080",
+      "http://LOCALHOST.:8080",
+      "http://proxy.test:8080",
+    ]
+  ) {
+    assert.equal(edge.check(request({ host, origin })), undefined, origin);
+  }
+  for (
+    const origin of [
+      "http://127.0.0.1:3000", // another local server: same site, another origin
+      "http://localhost:3000",
+      "http://127.0.0.1", // port 80
+      "https://127.0.0.1:8080", // not this server's scheme
+      "ws://127.0.0.1:8080",
+      "http://proxy.test",
+      "https://proxy.test",
+      "http://127.0.0.2:8080",
+    ]
+  ) {
+    assert.equal(edge.check(request({ host, origin }))?.status, 403, origin);
+  }
+});
+
+Deno.test("ServerEdge takes an allowed origin exactly as given, default ports included", () => {
+  const edge = new ServerEdge({
+    boundHostname: "127.0.0.1",
+    port: 8080,
+    allowOrigins: ["https://Chat.Example", "http://127.0.0.1:9000/"],
+  });
+  const host = "127.0.0.1:8080";
+  for (
+    const origin of ["https://chat.example", "https://chat.example:443", "http://127.0.0.1:9000"]
+  ) {
+    assert.equal(edge.check(request({ host, origin })), undefined, origin);
+  }
+  for (
+    const origin of ["http://chat.example", "https://chat.example:8443", "http://127.0.0.1:9001"]
+  ) {
+    assert.equal(edge.check(request({ host, origin }))?.status, 403, origin);
+  }
+});
+
+Deno.test("ServerEdge listens on port 80: the origin without a port is its own", () => {
+  const edge = new ServerEdge({ boundHostname: "127.0.0.1", port: 80 });
+  const host = "127.0.0.1";
+  assert.equal(edge.check(request({ host, origin: "http://127.0.0.1" })), undefined);
+  assert.equal(edge.check(request({ host, origin: "http://127.0.0.1:80" })), undefined);
+  assert.equal(edge.check(request({ host, origin: "http://127.0.0.1:8080" }))?.status, 403);
+});
+
+Deno.test("parseAllowedOrigin() takes scheme://host[:port] and nothing more", () => {
+  assert.equal(parseAllowedOrigin("https://Chat.Example:443"), "https://chat.example");
+  assert.equal(parseAllowedOrigin("http://[::1]:9000/"), "http://[::1]:9000");
+  for (
+    const bad of ["chat.example", "https://chat.example/path", "ftp://x", "null", "https://u@x"]
+  ) {
+    assert.throws(() => parseAllowedOrigin(bad), /--allow-origin takes/, bad);
+  }
 });
 
 Deno.test("ServerEdge takes the token by header, cookie or query and nothing else", () => {

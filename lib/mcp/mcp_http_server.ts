@@ -229,6 +229,8 @@ export interface McpHttpServerOptions extends McpHttpHandlerOptions {
   token?: string;
   /** Extra names the Host may carry (a reverse proxy's). */
   allowHosts?: readonly string[];
+  /** Origins, each in full, whose pages may call besides the server's own. */
+  allowOrigins?: readonly string[];
   /** How long a shutdown waits for in-flight requests, then for streams to end (10 s). */
   shutdownGraceMs?: number;
 }
@@ -261,6 +263,7 @@ export function startMcpHttpServer(
       port: options.port,
       token: options.token,
       allowHosts: options.allowHosts,
+      allowOrigins: options.allowOrigins,
     },
     (request, info) => endpoint.handle(request, info.completed),
   );
