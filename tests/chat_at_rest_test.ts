@@ -93,6 +93,7 @@ Deno.test("events.sqlite and http_cache.sqlite are 0600 with their side files, i
       body: "cached body",
       truncated: false,
       stored_at: 1,
+      hops: [{ host: "a.test", exact: false }],
     });
     const names: string[] = [];
     for await (const entry of Deno.readDir(state)) {

@@ -274,3 +274,55 @@ Deno.test("http: a huge answer is cut at 1 MiB and a slow one times out", async 
   });
   assert.equal(slow.error?.code, "timeout", JSON.stringify(slow));
 });
+
+Deno.test("http: a cached loopback answer is not served to a session that may not reach loopback", async () => {
+  await using w = await world();
+  const url = `http://127.0.0.1:${w.granted.port}/private?token=1`;
+  const hop = `http://127.0.0.1:${w.granted.port}/hop`;
+  const named = `http://localhost:${w.granted.port}/by-name`;
+  {
+    using first = await w.session({ granted: ["net:127.0.0.1", "net:localhost"] });
+    for (const target of [url, hop, named]) {
+      const result = await first.call({ id: "h", tool: "http.get", args: { url: target } });
+      assert.equal(result.ok, true, JSON.stringify(result));
+    }
+  }
+  const seen = w.granted.hits.length;
+  const refusedTo: Partial<ToolSessionOptions>[] = [
+    { granted: ["net"] },
+    { granted: ["net"], allowHosts: ["127.0.0.1", "localhost"] },
+    { granted: ["net", "net:example.com"] },
+  ];
+  for (const options of refusedTo) {
+    using second = await w.session(options);
+    for (const target of [url, hop, named]) {
+      const result = await second.call({ id: "h", tool: "http.get", args: { url: target } });
+      assert.equal(
+        result.ok,
+        false,
+        `${target} ${JSON.stringify(options)}: ${JSON.stringify(result)}`,
+      );
+      assert.equal(result.error?.code, "not_allowed", JSON.stringify(result));
+    }
+  }
+  assert.equal(w.granted.hits.length, seen, "a refused session reached the server");
+  using exact = await w.session({ granted: ["net:127.0.0.1"] });
+  const again = await exact.call({ id: "h", tool: "http.get", args: { url } });
+  assert.equal((again.output as { cached: boolean }).cached, true, JSON.stringify(again));
+});
+
+Deno.test("http: a cache row whose hops are missing or malformed is fetched again, not served", async () => {
+  await using w = await world();
+  const url = `http://127.0.0.1:${w.granted.port}/row`;
+  using session = await w.session({ granted: ["net:127.0.0.1"] });
+  await session.call({ id: "h", tool: "http.get", args: { url } });
+  const { DatabaseSync } = await import("node:sqlite");
+  for (const hops of ["", "[]", "{}", "[1]", '[{"host":1,"exact":false}]', "x".repeat(70_000)]) {
+    const db = new DatabaseSync(`${w.stateDir}/http_cache.sqlite`);
+    db.prepare("UPDATE http_answers SET hops = ?, body = 'TAMPERED'").run(hops);
+    db.close();
+    const result = await session.call({ id: "h", tool: "http.get", args: { url } });
+    assert.equal((result.output as { cached: boolean }).cached, false, hops.slice(0, 40));
+    assert.equal((result.output as { body: string }).body, "answer for /row");
+  }
+});

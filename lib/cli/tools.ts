@@ -70,7 +70,8 @@ What the sandbox enforces:
             169.254.x, ::1 and their other spellings) is refused unless that exact host
             was granted. Redirects are followed by hand, each hop checked again.
             Answers are cached in <state-dir>/http_cache.sqlite, keyed by the full URL;
-            a cached answer still needs the grant.
+            one is served only to a session that could fetch it itself (every host on
+            the way allowed now, an exact grant where the fetch used one).
   Anything  Environment, system information, FFI and other programs are denied.
 
 Options:

@@ -5,6 +5,7 @@
  */
 import { VERSION } from "../core/mod.ts";
 import { checkAddresses, checkUrl, hostOf, netDecision } from "./_url_policy.ts";
+import type { CachedHop, CachedResponse } from "./http_cache_port.ts";
 import type { ToolContext } from "./tool_descriptor.ts";
 import { ToolFailure } from "./tool_failure.ts";
 
@@ -22,11 +23,29 @@ interface Hop {
   truncated: boolean;
 }
 
-/** Checks one URL completely: scheme, capability, addresses. */
-async function checkHop(url: URL, context: ToolContext): Promise<void> {
+/** Checks one URL completely: scheme, capability, addresses; says how it was allowed. */
+async function checkHop(url: URL, context: ToolContext): Promise<CachedHop> {
   const host = hostOf(url);
   const { exact } = netDecision(context.policy, host);
   await checkAddresses(host, exact, context.resolveHost);
+  return { host, exact };
+}
+
+/**
+ * Whether this session may have a cached answer: every host it came through must be
+ * allowed now, and a host the fetching session reached by an exact grant (loopback and
+ * private addresses are open to those, and a name may since resolve elsewhere) needs an
+ * exact grant here too. Otherwise the answer is fetched as if it were not cached, and
+ * that fetch decides.
+ */
+function mayServe(cached: CachedResponse, context: ToolContext): boolean {
+  return cached.hops.length > 0 && cached.hops.every((hop) => {
+    try {
+      return netDecision(context.policy, hop.host).exact || !hop.exact;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Runs one `http.get` call with validated args (see `HTTP_GET` in `http_get.ts`). */
@@ -39,9 +58,7 @@ export async function runHttpGet(
   const key = start.href;
   const cache = args.use_cache ? await context.httpCache?.() : undefined;
   const cached = cache?.get(key, context.now());
-  if (cached) {
-    // The answer may have come through redirects: its final host needs the grant too.
-    netDecision(context.policy, hostOf(new URL(cached.final_url)));
+  if (cached && mayServe(cached, context)) {
     return {
       url: key,
       final_url: cached.final_url,
@@ -54,8 +71,9 @@ export async function runHttpGet(
   }
   const deadline = context.now() + context.timeoutMs;
   let url = start;
-  for (let hops = 0;; hops++) {
-    await checkHop(url, context);
+  const hops: CachedHop[] = [];
+  for (;;) {
+    hops.push(await checkHop(url, context));
     const remaining = deadline - context.now();
     if (remaining <= 0) throw new ToolFailure("timeout", "http.get ran out of time");
     const hop = await context.sandbox.request("fetch", {
@@ -68,7 +86,7 @@ export async function runHttpGet(
       },
     }, { timeoutMs: remaining + 1000 }) as Hop;
     if (REDIRECT_STATUSES.has(hop.status) && hop.location) {
-      if (hops >= MAX_REDIRECTS) {
+      if (hops.length > MAX_REDIRECTS) {
         throw new ToolFailure("not_allowed", `More than ${MAX_REDIRECTS} redirects`);
       }
       let next: URL;
@@ -92,7 +110,7 @@ export async function runHttpGet(
       truncated: hop.truncated,
     };
     if (cache && hop.status >= 200 && hop.status < 300) {
-      cache.put({ ...answer, stored_at: context.now() });
+      cache.put({ ...answer, stored_at: context.now(), hops });
     }
     return { ...answer, cached: false };
   }
