@@ -52,7 +52,7 @@ function lexicalPath(root: string, input: string): string {
 /**
  * `path` and its real path when it exists, by one synchronous lookup: the usual case, and
  * microseconds, where the asynchronous form goes through a thread of Deno's blocking pool
- * and back (a first call measured ~2 ms slower: docs/performance.md, thirteenth round).
+ * and back (a first call measured ~2 ms slower; docs/performance.md).
  * `undefined` when it does not exist: the walk up to an existing folder, which a path of
  * 2,000 missing components makes take thousands of lookups, stays off the event loop.
  */
