@@ -90,22 +90,30 @@ Deno.test("connectValidator() gives its own child a ready file of its own, remov
 });
 
 Deno.test({
-  name: "connectValidator() forwards SYN_SCHEMAS_DIR to a stdio child",
+  name:
+    "connectValidator() forwards SYN_SCHEMAS_DIR to a stdio child, with one deprecation warning",
   ignore: sharedMissing(CONFORMANCE_SCHEMAS),
   async fn() {
     await withReadyDir(async (dir) => {
+      const warnings: string[] = [];
       const client = await connectValidator({
         config: envOf({
           SYN_SCHEMAS_DIR: sharedPath(CONFORMANCE_SCHEMAS),
           MCP_READY_FILE: `${dir}/r`,
         }),
         selfCommand: SELF_COMMAND,
+        warn: (line) => warnings.push(line),
       });
       const list = await client.call("list_schemas");
       const paths = (list.schemas as { path: string }[]).map((entry) => entry.path);
       assert.ok(paths.length > 0);
       assert.ok(!paths.some((path) => path.startsWith("schemas/")), paths.join(", "));
+      await client.call("list_schemas");
       await client.close();
+      // Labs spec: deprecated for the validator, "warn once when forwarded".
+      const deprecations = warnings.filter((line) => line.includes("SYN_SCHEMAS_DIR"));
+      assert.equal(deprecations.length, 1, warnings.join("\n"));
+      assert.match(deprecations[0], /deprecated; forwarded to the stdio validator child/);
     });
   },
 });

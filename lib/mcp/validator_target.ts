@@ -17,7 +17,8 @@ export type ValidatorTarget =
  * Resolves the validator transport from the configuration, as the server reads it
  * (`resolveMcpEndpoint`, client role). Nothing configured (no `MCP_ENDPOINT`, `MCP_HOST`
  * or `MCP_PORT`), or stdio without `MCP_ADAPTER_CMD` → our own `mcp-serve --stdio` as a
- * child. Throws `SynError` with code `validator_config` for a configuration that cannot
+ * child. `SYN_SCHEMAS_DIR` (deprecated by the Labs spec) draws one warning: ignored for tcp
+ * and socket, forwarded to a stdio child. Throws `SynError` with code `validator_config` for a configuration that cannot
  * work (tcp without a port or on port 0, socket without a path, an `MCP_ADAPTER_CMD` that
  * is not one plain command).
  */
@@ -40,8 +41,17 @@ export function resolveValidatorTarget(
     return target;
   }
   const adapter = target.configured ? config.mcp.adapterCommand : undefined;
-  if (adapter === undefined) return { ...own, own: true };
-  return { transport: "stdio", command: adapterCommand(adapter), own: false };
+  const resolved = adapter === undefined
+    ? { ...own, own: true }
+    : { transport: "stdio" as const, command: adapterCommand(adapter), own: false };
+  // Labs spec: SYN_SCHEMAS_DIR is deprecated (stdio only); "warn once when forwarded". A
+  // command opens one validator connection, so this is one line per run.
+  if (config.schemasDir) {
+    warn(
+      "validator: SYN_SCHEMAS_DIR is deprecated; forwarded to the stdio validator child this time (configure the validator's schemas instead)",
+    );
+  }
+  return resolved;
 }
 
 /** `MCP_ADAPTER_CMD` as argv, split by syn's one shell-word splitter. */

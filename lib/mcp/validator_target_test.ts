@@ -94,9 +94,24 @@ Deno.test("resolveValidatorTarget() warns once per variable that SYN_SCHEMAS_DIR
   );
   assert.equal(warnings.length, 1);
   assert.match(warnings[0], /SYN_SCHEMAS_DIR is deprecated and ignored for socket/);
+});
+
+Deno.test("resolveValidatorTarget() warns once that SYN_SCHEMAS_DIR is deprecated when forwarded to a stdio child", () => {
+  for (
+    const env of <Record<string, string>[]> [
+      { SYN_SCHEMAS_DIR: "/schemas" },
+      { SYN_SCHEMAS_DIR: "/schemas", MCP_ENDPOINT: "stdio", MCP_ADAPTER_CMD: "adapter --x" },
+    ]
+  ) {
+    const warnings: string[] = [];
+    const target = resolveValidatorTarget(envOf(env), SELF, (line) => warnings.push(line));
+    assert.equal(target.transport, "stdio");
+    assert.equal(warnings.length, 1, JSON.stringify(env));
+    assert.match(warnings[0], /^validator: SYN_SCHEMAS_DIR is deprecated; forwarded to the stdio/);
+  }
   const none: string[] = [];
-  resolveValidatorTarget(envOf({ SYN_SCHEMAS_DIR: "/schemas" }), SELF, (line) => none.push(line));
-  assert.deepEqual(none, [], "forwarded to a stdio child without complaint");
+  resolveValidatorTarget(envOf({ SYN_EXAMPLES_DIR: "/examples" }), SELF, (line) => none.push(line));
+  assert.deepEqual(none, [], "nothing deprecated is set");
 });
 
 Deno.test("MCP_ADAPTER_CMD is split by the one shell-word splitter shell.exec uses", () => {
