@@ -3,11 +3,11 @@ import { fileURLToPath } from "node:url";
 import { childEnv } from "./fakes/child_env.ts";
 
 /**
- * The dependency direction of ARCHITECTURE.md, edge by edge as the code has it (a test below
- * keeps the table from allowing an edge nothing uses): `core` ← `schema`, `patch`, `rpc`;
- * `schema` ← `llm`, `tools`, `preview`; those ← `mcp` ← `generate`; `schema`, `llm`, `tools` ←
- * `chat`, `synthesize`; `mcp`, `synthesize`, `tools` ← `proxy`; `cli` on top. Nothing imports upward, other
- * capabilities only through their `mod.ts`.
+ * The dependency direction, edge by edge as the code has it: what each capability of `lib/`
+ * may import. This table is its one source: a test below keeps it from allowing an edge
+ * nothing uses, and another checks that README.md states it in the words
+ * `dependencyDirection` makes of it. Nothing imports upward, no cycles, other capabilities
+ * only through their `mod.ts`.
  */
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
@@ -39,6 +39,30 @@ const ALLOWED: Record<string, readonly string[]> = {
 };
 
 const root = new URL("../", import.meta.url);
+
+/**
+ * The table as a Markdown list, one line per set of capabilities that may import the same
+ * others, in the table's order: what README.md says.
+ */
+export function dependencyDirection(allowed: Record<string, readonly string[]>): string {
+  const names = Object.keys(allowed);
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const key = allowed[name].join(",");
+    groups.set(key, [...groups.get(key) ?? [], name]);
+  }
+  const quoted = (list: readonly string[]) => list.map((name) => `\`${name}\``).join(", ");
+  return [...groups].map(([key, group]) => {
+    const targets = key === "" ? [] : key.split(",");
+    const others = names.filter((name) => !group.includes(name));
+    const what = targets.length === 0
+      ? "none of the others"
+      : targets.length === others.length
+      ? "any of the others"
+      : quoted(targets);
+    return `- ${quoted(group)} ${group.length === 1 ? "imports" : "import"} ${what}`;
+  }).join("\n");
+}
 
 /** A source file: its path from the repository root (`/`-separated) and its text. */
 interface SourceFile {
@@ -192,6 +216,35 @@ export function usedEdges(files: readonly SourceFile[]): Set<string> {
   }
   return edges;
 }
+
+Deno.test("dependencyDirection() groups capabilities that import the same others", () => {
+  const table = {
+    core: [],
+    a: ["core"],
+    b: ["core"],
+    c: ["core", "a"],
+    top: ["core", "a", "b", "c"],
+  };
+  assert.equal(
+    dependencyDirection(table),
+    [
+      "- `core` imports none of the others",
+      "- `a`, `b` import `core`",
+      "- `c` imports `core`, `a`",
+      "- `top` imports any of the others",
+    ].join("\n"),
+  );
+});
+
+Deno.test("README.md states the dependency direction as the table has it", () => {
+  const words = (text: string) => text.replace(/\s+/g, " ");
+  const readme = Deno.readTextFileSync(new URL("README.md", root));
+  const expected = dependencyDirection(ALLOWED);
+  assert.ok(
+    words(readme).includes(words(expected)),
+    `README.md should list the dependency direction as:\n${expected}`,
+  );
+});
 
 Deno.test("the allowed table allows no edge that nothing uses", () => {
   const used = usedEdges(sourceFiles());
