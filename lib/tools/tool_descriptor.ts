@@ -58,7 +58,7 @@ export interface ToolDescriptor {
   description: string;
   /** JSON Schema (2020-12) of `args`; `default`s of top-level properties are applied. */
   argsSchema: Record<string, unknown>;
-  /** What a call may do; a tool without them is taken to do anything (see `toolEffects`). */
+  /** What a call may do; a tool without them is taken to do anything (`UNKNOWN_EFFECTS`). */
   effects?: ToolEffects;
   /**
    * `false` when the tool never starts a program (then its calls run in a sandbox with no
