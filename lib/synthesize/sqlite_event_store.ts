@@ -62,7 +62,9 @@ export function openSqliteDatabase(path: string): DatabaseSync {
   // not yet in its type declarations.
   const options = { limits: { attach: 0 } } as DatabaseSyncOptions;
   const db = new DatabaseSync(path, options);
-  db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
+  // The busy timeout first: switching to WAL takes a lock that a second process closing the
+  // same file (its last connection checkpoints) may hold for a moment.
+  db.exec("PRAGMA busy_timeout=5000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
   return db;
 }
 
