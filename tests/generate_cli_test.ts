@@ -159,6 +159,18 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
     [["generate", "x", "--seed=1.5"], {}, /--seed takes an integer/],
     [["generate", "x", "--concurrency", "2"], {}, /--concurrency applies to --batch only/],
     [["generate", "--batch", "missing.txt"], {}, /cannot read --batch file: missing\.txt/],
+    [
+      ["generate", "--batch", "huge.txt"],
+      {},
+      /--batch file huge\.txt, line 2: the prompt is 2621441 bytes; the limit is 262144 \(256 KiB\)/,
+    ],
+    [
+      ["generate", "x", "--engine", "openai-compatible"],
+      {},
+      /--engine openai with OPENAI_ENDPOINT or --endpoint/,
+    ],
+    [["generate", "x", "--sed", "3"], {}, /unknown option '--sed' \(did you mean '--seed'\?\)/],
+    [["generate", "x", "--seed"], {}, /^syn generate: --seed needs a value; see/],
     [["generate", "--engine=openai", "x"], { OPENAI_TEMPERATURE: "hot" }, /OPENAI_TEMPERATURE/],
     [["generate", "x", "--log-dir", "a-file"], {}, /Cannot create the log folder: .*a-file/],
     [["generate", "x"], { LABS_FAIL_FAST: "perhaps" }, /LABS_FAIL_FAST must be 1/],
@@ -170,6 +182,7 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
     ],
   ];
   await Deno.writeTextFile(`${work.path}/a-file`, "");
+  await Deno.writeTextFile(`${work.path}/huge.txt`, `# a comment\n${"é".repeat(1_310_720)}a\n`);
   for (const [args, env, pattern] of cases) {
     const result = await runSyn(args, { cwd: work.path, env: envFor(work.path, env) });
     assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);

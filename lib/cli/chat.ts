@@ -76,8 +76,8 @@ State (--state-dir DIR, default $SYN_STATE_DIR; without one nothing is written t
 
 Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?session=ID
 (client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
-wire protocol 1.0.0 (see docs/chat.md). A disconnect never cancels a reply; reconnect and
-send {"action":"resume","data":{"correlation_id":…,"after_sequence":N}}.
+wire protocol 1.0.0 (docs/chat.md in the repository). A disconnect never cancels a
+reply; reconnect and send {"action":"resume","data":{"correlation_id":…,"after_sequence":N}}.
 Every request needs the server's token: open the URL printed on the chat:ready line
 (http://127.0.0.1:PORT/?token=…; the page then keeps it in a cookie); other clients send
 "Authorization: Bearer <token>" or, for a WebSocket, ?token=. The token is SYN_SERVER_TOKEN

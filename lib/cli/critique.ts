@@ -18,16 +18,20 @@ Validates the asset through the validator service (MCP_ENDPOINT etc., default: o
 'syn mcp-serve --stdio' child) and runs quality checks: controls or modulations that
 target uniforms or parameters that do not exist, a synth type or option Tone.js cannot
 take (volume "loud", an envelope attack that is neither seconds nor "8n", an unknown
-oscillator type…), a silent tone (volume at or below -60 dB), haptic intensity outside [0, 1], control defaults outside their ranges, uniforms
-the fragment shader never uses, missing mouse.x → shader.u_px / inverted mouse.y →
-shader.u_py controls, a fragment shader without main().
+oscillator type…), a silent tone (volume at or below -60 dB), haptic intensity outside
+[0, 1], control defaults outside their ranges, uniforms the fragment shader never uses,
+missing mouse.x → shader.u_px / inverted mouse.y → shader.u_py controls, a fragment
+shader without main().
 
 Prints the verdict as JSON and appends it to critic.jsonl under the log root
 (--log-dir, else LABS_LOG_DIR, else meta/output/labs).
 Exit 0 valid with no error-level issue, 1 otherwise, 2 bad usage or unreadable file.
 
-Example:
-  syn critique meta/output/assets/pulsing-blue-circle-1a2b3c4d.json
+Examples:
+  syn generate "a pulsing blue circle" --out assets/ > /dev/null
+  syn critique assets/pulsing-blue-circle-*.json
+  syn examples get canonical-baseline.json --raw > baseline.json
+  syn critique baseline.json
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {

@@ -35,6 +35,7 @@ Exit codes:
      any other failure to diff
 
 Examples:
+  echo '{"a": 1, "b": [1]}' > before.json && echo '{"a": 2, "b": [1, 2]}' > after.json
   syn diff before.json after.json
   syn diff --compact before.json after.json > change.patch.json
   cat after.json | syn diff before.json -

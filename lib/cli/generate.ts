@@ -48,24 +48,44 @@ batch, one JSON report (a summary and one result per prompt) and a summary line 
 stderr. status is ok (validated and written), invalid (failed pre-flight or the schema;
 never written) or failed (provider error, unusable answer, validator unreachable, asset
 not writable). Exit 0 ok (or invalid with --relaxed), 1 failed (in either mode) or
-invalid in strict mode, 2 bad usage or configuration. docs/troubleshooting_external.md
-explains each failure reason.
+invalid in strict mode, 2 bad usage or configuration. Each failure reason and its remedy:
+docs/troubleshooting_external.md in the repository.
 
 Examples:
   syn generate "a pulsing blue circle"
   syn generate "a calm blue ocean at dusk" --seed 7 --out assets/
   syn generate --engine=gemini "angry red fire" --relaxed
   LABS_EXTERNAL_LIVE=1 OPENAI_API_KEY=… syn generate --engine=openai "neon rain"
+  printf 'a pulsing blue circle\\nangry red fire\\n' > prompts.txt
   syn generate --batch prompts.txt --concurrency 4
 `;
 
 /** A batch file larger than this is refused while it is read, before it is parsed. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
-function readPrompts(text: string): string[] {
-  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) =>
-    line !== "" && !line.startsWith("#")
-  );
+/**
+ * The longest prompt taken, in UTF-8 bytes: a provider request is capped at 256 KiB, and an
+ * asset that carries a longer prompt would not fit the validator's 1 MiB request.
+ */
+export const MAX_PROMPT_BYTES = 256 * 1024;
+
+/** Refuses a prompt over `MAX_PROMPT_BYTES`, saying where it is (`where`: "" or "line N: "). */
+function checkPromptSize(prompt: string, where: string): string {
+  const bytes = new TextEncoder().encode(prompt).length;
+  if (bytes > MAX_PROMPT_BYTES) {
+    throw new UsageError(
+      `${where}the prompt is ${bytes} bytes; the limit is ${MAX_PROMPT_BYTES} (256 KiB)`,
+    );
+  }
+  return prompt;
+}
+
+function readPrompts(text: string, batchFile: string): string[] {
+  return text.split(/\r?\n/).flatMap((line, index) => {
+    const prompt = line.trim();
+    if (prompt === "" || prompt.startsWith("#")) return [];
+    return [checkPromptSize(prompt, `--batch file ${batchFile}, line ${index + 1}: `)];
+  });
 }
 
 /** The prompts to run: the one positional prompt, or the lines of `--batch FILE`. */
@@ -90,7 +110,7 @@ async function promptsFrom(
     }
     const prompt = (positionals[0] ?? "").trim();
     if (!prompt) throw new UsageError("a prompt is required");
-    return [prompt];
+    return [checkPromptSize(prompt, "")];
   }
   if (positionals.length) throw new UsageError("give either a prompt or --batch FILE, not both");
   let text: string;
@@ -100,7 +120,7 @@ async function promptsFrom(
   } catch (error) {
     throw new UsageError(`cannot read --batch file: ${batchFile} (${errorMessage(error)})`);
   }
-  const prompts = readPrompts(text);
+  const prompts = readPrompts(text, batchFile);
   if (!prompts.length) throw new UsageError(`--batch file has no prompts: ${batchFile}`);
   return prompts;
 }

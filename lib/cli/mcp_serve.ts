@@ -103,7 +103,7 @@ Environment (flags win):
                       server, /tmp/mcp-<pid>.ready is used. With --http it is created
                       mode 0600, and one set here gets a second line
                       "http url=<url> token=<token>"
-  SYN_SERVER_TOKEN    the --http bearer token (16+ printable characters; unset: generated)
+  SYN_SERVER_TOKEN    the --http bearer token (32+ printable characters; unset: generated)
   SYN_SCHEMAS_DIR, SYN_EXAMPLES_DIR       schema and example folders
   SYN_BACKEND_URL, SYN_BACKEND_ASSETS_PATH  enable populate_backend (default path
                       /synesthetic-assets/)

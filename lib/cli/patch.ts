@@ -36,8 +36,10 @@ Options:
   -h, --help      show this help
 
 Examples:
-  syn patch preview asset.json brighter.patch.json
-  syn patch apply asset.json brighter.patch.json --out asset.v2.json
+  syn examples get canonical-baseline.json --raw > asset.json
+  echo '[{"op":"replace","path":"/tone/synth/options/volume","value":-6}]' > louder.patch.json
+  syn patch preview asset.json louder.patch.json
+  syn patch apply asset.json louder.patch.json --out asset.v2.json
   syn patch rate asset.v2.json 4 --note "warmer, but too loud"
 `;
 

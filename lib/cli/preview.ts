@@ -12,6 +12,7 @@ import {
 } from "../preview/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
+import { expandArgument } from "./_document_arguments.ts";
 import { servePreview } from "./_preview_serve.ts";
 import { readDocument } from "./_read_document.ts";
 import { storeFromEnv } from "./_schema_store.ts";
@@ -19,8 +20,10 @@ import { storeFromEnv } from "./_schema_store.ts";
 export const help = `syn preview — see and hear an asset in the browser
 
 Usage:
-  syn preview <asset.json|->... [--port N] [--open]
-  syn preview <asset.json|->... --png <out.png|folder> [--size WxH] [--at-ms T]
+  syn preview <asset.json|folder|->... [--port N] [--open]
+  syn preview <asset.json|folder|->... --png <out.png|folder> [--size WxH] [--at-ms T]
+
+A folder stands for every *.json directly in it, sorted (as for syn validate).
 
 Serves a page on 127.0.0.1 (a free port; the URL is printed on stdout) that renders
 the asset live: the shader in WebGL2 with its uniforms, a slider for every input
@@ -59,9 +62,11 @@ Environment:
   SYN_SCHEMAS_DIR   use the schema files in this folder instead of the embedded set
 
 Examples:
-  syn preview schemas/examples/canonical-baseline.json --open
+  syn examples get canonical-baseline.json --raw > baseline.json
+  syn preview baseline.json --open
   syn generate "a pulsing blue circle" --preview
-  syn preview assets/*.json --png thumbs/ --size 320x240 --at-ms 1500
+  syn generate "angry red fire" --out assets/ > /dev/null
+  syn preview assets/ --png thumbs/ --size 320x240 --at-ms 1500
 `;
 
 const OPTIONS = {
@@ -103,7 +108,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`unknown schema: ${values.schema} (see 'syn schemas list')`);
   }
   const documents: PreviewDocument[] = [];
-  for (const name of positionals) {
+  for (const name of await documentNames(io, positionals)) {
     let document: unknown;
     try {
       document = await readDocument(io, name, {
@@ -124,6 +129,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   await servePreview(io, documents, { port, open: values.open === true, announce: "stdout" });
   return EXIT.ok;
+}
+
+/** The documents the arguments name: a folder stands for the `*.json` files directly in it. */
+async function documentNames(io: CliIo, positionals: string[]): Promise<string[]> {
+  const names: string[] = [];
+  for (const argument of positionals) {
+    const inputs = await expandArgument(io, argument);
+    const problem = inputs.find((input) => input.problem !== undefined)?.problem;
+    if (problem !== undefined) throw new SynError("io_error", problem);
+    if (inputs.length === 0) throw new UsageError(`no *.json files in the folder: ${argument}`);
+    names.push(...inputs.map((input) => input.shown));
+  }
+  return names;
 }
 
 /** Where each still goes: the path itself for one document, else `<folder>/<stem>.png`. */

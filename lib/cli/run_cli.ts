@@ -18,7 +18,8 @@ Options:
   -h, --help      show this help
   -V, --version   print the version
 
-Environment is read once at start; see .env.sample for every variable.
+Environment is read once at start (flags win over it, and it over a .env file in the
+current folder); docs/configuration.md in the repository lists every variable.
 `;
 }
 

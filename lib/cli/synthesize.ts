@@ -117,8 +117,8 @@ Ingest is idempotent: an event whose event_id is already stored is counted as a
 duplicate and the stored copy stays, so ingesting the same files again adds nothing.
 A line that holds no valid event is reported with its file, line and reason, and
 skipped; the rest is still ingested. When most lines of a file are bad and most look
-like another format, a 'hint:' line on stderr names its --format. Lines over 1 MiB and files over 256 MiB are
-refused before parsing.
+like another format, a 'hint:' line on stderr names its --format. Lines over 1 MiB and
+files over 256 MiB are refused before parsing.
 
 Where events are kept:
   --state-dir DIR   the state folder (default $SYN_STATE_DIR, else .syn/ here); the
@@ -138,7 +138,7 @@ Examples:
   syn synthesize ingest events.jsonl
   syn synthesize ingest .syn/traces/
   syn tools run fs.list_dir --root . --trace trace.jsonl && syn synthesize ingest trace.jsonl
-  syn synthesize ingest --format taubench ../shared/conformance/agent-traces/tau-bench/sessions.jsonl
+  syn synthesize ingest --format taubench tau-bench/sessions.jsonl
   cat events.jsonl | syn synthesize ingest - --json
   syn synthesize mine --min-support 0.05 --top 10
   syn synthesize mine --collapse-repeats --json

@@ -1,8 +1,9 @@
-import { compareCodePoints, resolvePath, SynError, UsageError } from "../core/mod.ts";
+import { SynError, UsageError } from "../core/mod.ts";
 import type { SchemaStore, ValidationIssue } from "../schema/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
-import { readDocument, readProblem } from "./_read_document.ts";
+import { expandArgument, type Input } from "./_document_arguments.ts";
+import { readDocument } from "./_read_document.ts";
 import { storeFromEnv } from "./_schema_store.ts";
 
 export const help = `syn validate — check JSON documents against the Synesthetic 0.7.3 schemas
@@ -37,9 +38,11 @@ Environment:
   SYN_SCHEMAS_DIR   use the schema files in this folder instead of the embedded set
 
 Examples:
-  syn validate schemas/examples/canonical-baseline.json
+  syn examples get canonical-baseline.json --raw > baseline.json
+  syn validate baseline.json
+  syn generate "a pulsing blue circle" --out my-assets/ > /dev/null
   syn validate my-assets/ --schema synesthetic-asset
-  cat tone.json | syn validate - --schema tone
+  syn examples get tone-pluck.json --raw | syn validate - --schema tone
 `;
 
 /** Documents above this size are refused while reading, before parsing. */
@@ -56,43 +59,6 @@ export interface FileResult {
   errors: ValidationIssue[];
   /** Set when the file could not be read or parsed. */
   error?: string;
-}
-
-interface Input {
-  /** As given (`a.json`, `-`), or `folder/name` for a file found in a folder. */
-  shown: string;
-  /** Set when the argument could not be expanded (an unreadable folder). */
-  problem?: string;
-}
-
-/** An argument as the inputs it stands for: itself, or the `*.json` files in a folder. */
-async function expand(io: CliIo, argument: string): Promise<Input[]> {
-  if (argument === "-") return [{ shown: "-" }];
-  const path = resolvePath(io.cwd, argument);
-  let info: Deno.FileInfo;
-  try {
-    // Synchronous, as the read that follows: see `readFileCapped`.
-    info = Deno.statSync(path);
-  } catch {
-    return [{ shown: argument }]; // reading it names the problem
-  }
-  if (!info.isDirectory) return [{ shown: argument }];
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(path)) {
-      if (!entry.name.endsWith(".json")) continue;
-      // A symlink counts as what it points at; a dangling one stays in, to be reported.
-      const isFile = entry.isSymlink
-        ? await Deno.stat(resolvePath(path, entry.name)).then((target) => target.isFile, () => true)
-        : entry.isFile;
-      if (isFile) names.push(entry.name);
-    }
-  } catch (error) {
-    return [{ shown: argument, problem: `${readProblem(error)}: ${argument}` }];
-  }
-  names.sort(compareCodePoints);
-  const prefix = argument.replace(/\/+$/, "");
-  return names.map((name) => ({ shown: `${prefix}/${name}` }));
 }
 
 async function validateInput(
@@ -145,7 +111,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
 
   const inputs: Input[] = [];
-  for (const argument of positionals) inputs.push(...await expand(io, argument));
+  for (const argument of positionals) inputs.push(...await expandArgument(io, argument));
   const results: FileResult[] = [];
   for (const input of inputs) results.push(await validateInput(io, store, input, schemaFlag));
 

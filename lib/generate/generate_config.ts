@@ -87,7 +87,11 @@ export function resolveGenerateConfig(
   const { labs } = options.config;
   const engine = flags.engine ?? "deterministic";
   if (!(ENGINES as readonly string[]).includes(engine)) {
-    throw new UsageError(`--engine must be one of ${ENGINES.join(", ")}: ${engine}`);
+    // An OpenAI-compatible server is the openai engine pointed elsewhere.
+    const hint = /compat|ollama|llama|vllm|local/i.test(engine)
+      ? " (an OpenAI-compatible server is --engine openai with OPENAI_ENDPOINT or --endpoint)"
+      : "";
+    throw new UsageError(`--engine must be one of ${ENGINES.join(", ")}: ${engine}${hint}`);
   }
   if (flags.strict && flags.relaxed) {
     throw new UsageError("--strict and --relaxed exclude each other");

@@ -53,6 +53,10 @@ Deno.test("resolveGenerateConfig() freezes the result and checks the engine", ()
     () => resolveGenerateConfig({ engine: "gpt5" }, { config: envOf({}), cwd }),
     /--engine must be one of/,
   );
+  assert.throws(
+    () => resolveGenerateConfig({ engine: "openai-compatible" }, { config: envOf({}), cwd }),
+    /openai-compatible \(an OpenAI-compatible server is --engine openai with OPENAI_ENDPOINT/,
+  );
   assert.equal(resolveGenerateConfig({}, { config: envOf({}), cwd }).engine, "deterministic");
 });
 
