@@ -55,8 +55,8 @@ export interface ValidatorServiceOptions {
   /** Receives diagnostic lines (stderr in the CLI). */
   log?: (line: string) => void;
   /**
-   * Test hook: every tool call waits this long first (the CLI reads it from
-   * `SYN_MCP_TEST_DELAY_MS`, for the shutdown-during-a-slow-request test).
+   * Test hook: every tool call waits this long first (set by
+   * `tests/fakes/delayed_mcp_serve.ts`, for the shutdown-during-a-slow-request test).
    */
   delayMs?: number;
 }
