@@ -127,7 +127,7 @@ export function dependencyViolations(files: readonly SourceFile[]): string[] {
     const atRoot = file.path === "main.ts" || file.path === "mod.ts";
     if (!from && !atRoot) continue;
     if (from && !ALLOWED[from]) {
-      violations.push(`${file.path}: lib/${from} is not a capability in ARCHITECTURE.md`);
+      violations.push(`${file.path}: lib/${from} is not a capability in the dependency table`);
       continue;
     }
     for (const specifier of importSpecifiers(file.text)) {
@@ -193,7 +193,7 @@ Deno.test("dependencyViolations() catches every kind of forbidden import", () =>
     "lib/llm/lazy.ts: lib/llm must not import lib/generate (../generate/mod.ts)",
     "lib/mcp/inside.ts imports ../schema/_explain.ts: use lib/schema/mod.ts",
     "lib/core/out.ts imports ../../tests/fakes/cli_io.ts outside lib/",
-    "lib/widgets/w.ts: lib/widgets is not a capability in ARCHITECTURE.md",
+    "lib/widgets/w.ts: lib/widgets is not a capability in the dependency table",
     "main.ts imports ./lib/cli/run_cli.ts: use a lib/<capability>/mod.ts",
   ]);
 });
