@@ -1,5 +1,138 @@
-import type { Client } from "@modelcontextprotocol/client";
-import type { Server, ServerCapabilities } from "@modelcontextprotocol/server";
+/**
+ * What crosses the proxy besides tool calls: the client's requests the upstream's
+ * capabilities allow, the upstream's notifications, and the upstream's requests to the
+ * client (`sampling/createMessage`, `elicitation/create`, `roots/list`) with their answers,
+ * errors (`-32042` included), progress and cancellation — each to the client session it
+ * belongs to.
+ */
+import {
+  type Client,
+  type ClientCapabilities,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/client";
+import type { RequestId, Server, ServerCapabilities } from "@modelcontextprotocol/server";
+
+/** How long a request of the upstream may wait on the client (a person may be answering). */
+export const CLIENT_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/** A client session as the upstream connection sees it. */
+export interface LinkedSession {
+  server: Server;
+  /** What the client declared in `initialize`. */
+  capabilities: ClientCapabilities;
+  /** The client's requests being served now, by id: where an upstream request belongs. */
+  inFlight: Set<RequestId>;
+  /** Resolves once the client has said `initialized` (or the session closed). */
+  ready: Promise<void>;
+  /** Reads the upstream's tools (and the composites over them) again. */
+  toolsChanged(): Promise<void>;
+}
+
+/**
+ * An upstream connection and the client sessions it serves: one (the default), or every
+ * session with `--shared-upstream`. A request or message of the upstream goes to the
+ * session whose requests are in flight; with a shared upstream and several such sessions
+ * there is no telling which one caused it, and the request is refused with that reason.
+ */
+export class UpstreamLink {
+  readonly sessions = new Set<LinkedSession>();
+  readonly shared: boolean;
+  /** The upstream connection, once connected. */
+  client!: Client;
+
+  constructor(shared: boolean) {
+    this.shared = shared;
+  }
+
+  /** The session a request or message of the upstream belongs to, if one can be told. */
+  route(): LinkedSession | undefined {
+    if (!this.shared) return this.sessions.values().next().value;
+    let found: LinkedSession | undefined;
+    for (const session of this.sessions) {
+      if (session.inFlight.size === 0) continue;
+      if (found) return undefined;
+      found = session;
+    }
+    return found;
+  }
+}
+
+/** The upstream's requests to the client, by the client capability that allows each. */
+const CLIENT_METHODS = [
+  ["sampling/createMessage", "sampling"],
+  ["elicitation/create", "elicitation"],
+  ["roots/list", "roots"],
+] as const;
+
+/**
+ * Answers the upstream's requests to the client by asking the client session they belong
+ * to, for each capability declared upstream: the answer, or the client's error as it came
+ * (code, message and data), goes back; cancellation by the upstream cancels the request to
+ * the client; the client's progress reaches the upstream under the upstream's token.
+ */
+export function answerUpstreamRequests(
+  client: Client,
+  declared: ClientCapabilities,
+  link: UpstreamLink,
+): void {
+  for (const [method, capability] of CLIENT_METHODS) {
+    if (!declared[capability]) continue;
+    client.setRequestHandler(method as "roots/list", async (request, ctx) => {
+      const session = link.route();
+      if (!session) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `${method} cannot be routed: ${
+            link.shared
+              ? "no single client session has a request in flight on the shared upstream"
+              : "the client session has ended"
+          }`,
+        );
+      }
+      if (!session.capabilities[capability]) {
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `Method not found: the client does not offer ${capability}`,
+        );
+      }
+      await session.ready;
+      const { _meta, ...params } = request.params ?? {};
+      const { progressToken, ...meta } = (_meta ?? {}) as Record<string, unknown>;
+      const forwarded = Object.keys(meta).length ? { ...params, _meta: meta } : params;
+      const related = [...session.inFlight].at(-1);
+      return await session.server.request(
+        { method: method as "roots/list", params: forwarded },
+        {
+          signal: ctx.mcpReq.signal,
+          timeout: CLIENT_REQUEST_TIMEOUT_MS,
+          relatedRequestId: related,
+          onprogress: progressToken === undefined ? undefined : (progress) => {
+            ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: { ...progress, progressToken: progressToken as string | number },
+            }).catch(() => {});
+          },
+        },
+      );
+    });
+  }
+}
+
+/** The client capabilities declared upstream: the client's, without what the proxy cannot carry. */
+export function capabilitiesForUpstream(client: ClientCapabilities): ClientCapabilities {
+  // Tasks are not carried through (nor advertised to the client): a task-augmented
+  // request would need every `tasks/*` method relayed both ways.
+  const { tasks: _tasks, ...rest } = client as ClientCapabilities & { tasks?: unknown };
+  return rest;
+}
+
+/** What a shared upstream is told the clients can do: each request is then checked per client. */
+export const SHARED_UPSTREAM_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+};
 
 /** The requests passed through as they are, by the capability that allows them. */
 function forwardedMethods(capabilities: ServerCapabilities): string[] {
@@ -14,52 +147,74 @@ function forwardedMethods(capabilities: ServerCapabilities): string[] {
   ];
 }
 
-/** Every request the upstream's capabilities allow (other than tools) goes to it unchanged. */
+/**
+ * Every request the upstream's capabilities allow (other than tools) goes to it unchanged;
+ * while it is served it counts as the session's request in flight.
+ */
 export function forwardRequests(
-  server: Server,
+  session: LinkedSession,
   upstream: Client,
   capabilities: ServerCapabilities,
 ): void {
   for (const method of forwardedMethods(capabilities)) {
-    server.setRequestHandler(method as "ping", (request, ctx) =>
-      upstream.request(
-        { method: method as "ping", params: request.params },
-        { signal: ctx.mcpReq.signal },
-      ));
+    session.server.setRequestHandler(method as "ping", async (request, ctx) => {
+      session.inFlight.add(ctx.mcpReq.id);
+      try {
+        return await upstream.request(
+          { method: method as "ping", params: request.params },
+          { signal: ctx.mcpReq.signal },
+        );
+      } finally {
+        session.inFlight.delete(ctx.mcpReq.id);
+      }
+    });
   }
 }
 
-const PASSED_DOWN = [
+/** Notifications that go to every session of the upstream. */
+const BROADCAST = [
   "notifications/resources/list_changed",
   "notifications/resources/updated",
   "notifications/prompts/list_changed",
-  "notifications/message",
 ] as const;
 
+/** Notifications that go to the session they belong to (every session when none can be told). */
+const ROUTED = ["notifications/message", "notifications/elicitation/complete"] as const;
+
 /**
- * Notifications both ways: the upstream's list changes, resource updates and log messages
- * to the client (a tools change first re-reads the composites); the client's roots
- * changes to the upstream, and once the client is ready, if it has roots, the upstream is
- * told to ask for them.
+ * The upstream's notifications to its sessions: list changes and resource updates to
+ * every one (a tools change first re-reads the composites), log messages and elicitation
+ * completions to the session they belong to, on the stream of its request in flight.
  */
-export function forwardNotifications(
-  server: Server,
+export function passNotificationsDown(
+  link: UpstreamLink,
   upstream: Client,
   onToolsChanged: () => Promise<void>,
 ): void {
-  for (const method of PASSED_DOWN) {
+  const toAll = (notification: { method: string; params?: Record<string, unknown> }) => {
+    for (const session of link.sessions) {
+      session.server.notification(notification as never).catch(() => {});
+    }
+  };
+  for (const method of BROADCAST) upstream.setNotificationHandler(method, toAll);
+  for (const method of ROUTED) {
     upstream.setNotificationHandler(method, (notification) => {
-      server.notification(notification).catch(() => {});
+      const session = link.route();
+      if (!session) return toAll(notification);
+      session.server.notification(notification, {
+        relatedRequestId: [...session.inFlight].at(-1),
+      }).catch(() => {});
     });
   }
   upstream.setNotificationHandler("notifications/tools/list_changed", async (notification) => {
     await onToolsChanged();
-    await server.notification(notification).catch(() => {});
+    toAll(notification);
   });
-  const rootsChanged = () =>
+}
+
+/** The client's roots changes go to the upstream. */
+export function passNotificationsUp(session: LinkedSession, upstream: Client): void {
+  session.server.setNotificationHandler("notifications/roots/list_changed", () => {
     upstream.notification({ method: "notifications/roots/list_changed" }).catch(() => {});
-  server.setNotificationHandler("notifications/roots/list_changed", () => void rootsChanged());
-  server.oninitialized = () => {
-    if (server.getClientCapabilities()?.roots) void rootsChanged();
-  };
+  });
 }

@@ -1,11 +1,18 @@
 import type { Client, Tool } from "@modelcontextprotocol/client";
-import type { ToolCallRecorder } from "../synthesize/mod.ts";
+import type { RecordedCall } from "../synthesize/mod.ts";
 import type { OfferedComposite } from "./upstream_composites.ts";
 
-/** What the proxy holds while it serves. */
+/** Where calls are recorded: the event store's recorder, or nothing (`--no-record`). */
+export interface CallRecorder {
+  /** Queues the call: never waits on the store. */
+  record(call: RecordedCall): void;
+  close(): Promise<void>;
+}
+
+/** What the proxy holds while it serves one client session. */
 export interface ProxyState {
   upstream: Client;
-  recorder: ToolCallRecorder;
+  recorder: CallRecorder;
   composites: Map<string, OfferedComposite>;
   upstreamTools: Tool[];
   sessionId: string;

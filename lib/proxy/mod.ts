@@ -26,11 +26,16 @@ export {
   refreshComposites,
   runMcpProxy,
   serveMcpProxyHttp,
+  type SessionOptions,
 } from "./mcp_proxy.ts";
 export {
+  closeUpstream,
   connectUpstream,
+  describeRefusal,
   describeUpstream,
   listAllTools,
+  type UpstreamFlags,
+  upstreamName,
   upstreamSecrets,
   type UpstreamTarget,
   upstreamTargetOf,

@@ -1,6 +1,8 @@
 /**
  * The upstream MCP server the proxy stands in front of: a command started on stdio, or a
- * server on Streamable HTTP with its auth headers. Connected with the official SDK client.
+ * server on Streamable HTTP with its auth headers. Connected with the official SDK client;
+ * closed so that nothing is left behind: an HTTP session is deleted upstream (`DELETE`),
+ * a command's input is closed and the process is given a bounded grace to exit.
  */
 import {
   Client,
@@ -9,7 +11,13 @@ import {
   type Tool,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { UsageError, VERSION } from "../core/mod.ts";
+import {
+  basenameOf,
+  errorMessage,
+  neutralizeTerminalText,
+  UsageError,
+  VERSION,
+} from "../core/mod.ts";
 
 /** Where the upstream is. Header values are secrets: never printed or recorded. */
 export type UpstreamTarget =
@@ -25,17 +33,42 @@ export type UpstreamTarget =
 
 /** Most pages of `tools/list` read from an upstream (a peer could page forever). */
 const MAX_TOOL_PAGES = 100;
+/** How long a `DELETE` of an upstream HTTP session may take before the proxy lets go. */
+export const SESSION_DELETE_TIMEOUT_MS = 5_000;
+/** Most characters of an upstream's error body put in a message. */
+const MAX_ERROR_BODY_CHARS = 300;
+/** Most bytes of an upstream's error body read (the SDK reads what is kept). */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Longest stderr line of an upstream passed on whole; longer ones are cut. */
+const MAX_STDERR_LINE_CHARS = 4096;
+/** Last stderr lines kept to explain an upstream that failed to start. */
+const KEPT_STDERR_LINES = 5;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The flags that name an upstream. */
+export interface UpstreamFlags {
+  "upstream-url"?: string;
+  "upstream-header"?: string[];
+  /** `Name=ENV_NAME`: the header's value is read from that environment variable. */
+  "upstream-header-env"?: string[];
+}
 
 /**
- * The target the flags name: `--upstream-url URL` (with `--upstream-header 'Name: value'`,
- * repeatable) or the command after `--`. Throws `UsageError` for neither, both, or a
- * header that is not `Name: value`.
+ * The target the flags name: `--upstream-url URL` (with `--upstream-header 'Name: value'`
+ * and `--upstream-header-env 'Name=ENV_NAME'`, both repeatable) or the command after `--`.
+ * `environment` is the configuration's view of the environment, where `ENV_NAME`s are
+ * looked up. Throws `UsageError` for neither, both, a malformed header, or a variable
+ * that is not set.
  */
 export function upstreamTargetOf(
-  flags: { "upstream-url"?: string; "upstream-header"?: string[] },
+  flags: UpstreamFlags,
   command: readonly string[],
+  options: { environment?: Readonly<Record<string, string>> } = {},
 ): UpstreamTarget {
   const url = flags["upstream-url"];
+  const headerFlags = [...flags["upstream-header"] ?? [], ...flags["upstream-header-env"] ?? []];
   if (url !== undefined && command.length) {
     throw new UsageError("give the upstream as --upstream-url URL or after --, not both");
   }
@@ -43,8 +76,8 @@ export function upstreamTargetOf(
     if (!command.length) {
       throw new UsageError("name the upstream: -- <command> [args…], or --upstream-url URL");
     }
-    if (flags["upstream-header"]?.length) {
-      throw new UsageError("--upstream-header goes with --upstream-url");
+    if (headerFlags.length) {
+      throw new UsageError("--upstream-header and --upstream-header-env go with --upstream-url");
     }
     return { kind: "stdio", command: command[0], args: command.slice(1) };
   }
@@ -59,11 +92,40 @@ export function upstreamTargetOf(
   }
   const headers: Record<string, string> = {};
   for (const header of flags["upstream-header"] ?? []) {
-    const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(header);
-    if (!match) throw new UsageError("--upstream-header takes 'Name: value'");
+    const match = /^([^:]+):\s*(.*)$/.exec(header);
+    if (!match || !HEADER_NAME.test(match[1])) {
+      throw new UsageError("--upstream-header takes 'Name: value'");
+    }
     headers[match[1]] = match[2];
   }
+  for (const header of flags["upstream-header-env"] ?? []) {
+    headers[header.split("=")[0]] = headerFromEnvironment(header, options.environment ?? {});
+  }
   return { kind: "http", url: parsed.href, headers };
+}
+
+/** The value of `--upstream-header-env Name=ENV_NAME`: the variable's, which must be set. */
+function headerFromEnvironment(
+  flag: string,
+  environment: Readonly<Record<string, string>>,
+): string {
+  const match = /^([^=]+)=(.*)$/.exec(flag);
+  if (!match || !HEADER_NAME.test(match[1]) || !ENV_NAME.test(match[2])) {
+    throw new UsageError(
+      "--upstream-header-env takes 'Name=ENV_NAME', e.g. 'Authorization=MCP_UPSTREAM_AUTH'",
+    );
+  }
+  const value = environment[match[2]];
+  if (value === undefined || value === "") {
+    throw new UsageError(
+      `--upstream-header-env ${match[1]}=${match[2]}: ${match[2]} is not set ` +
+        `(export it with the header's whole value, e.g. "Bearer …")`,
+    );
+  }
+  if (/[\r\n\0]/.test(value)) {
+    throw new UsageError(`--upstream-header-env: ${match[2]} holds a line break`);
+  }
+  return value.trim();
 }
 
 /** The secrets a target carries: its header values (and the URL's credentials, if any). */
@@ -81,33 +143,192 @@ export function describeUpstream(target: UpstreamTarget): string {
   return target.kind === "stdio" ? target.command : new URL(target.url).origin;
 }
 
+/** Programs that run a script: the script names the server better than they do. */
+const RUNNERS =
+  /^(node|nodejs|deno|bun|npx|pnpx|bunx|uv|uvx|python[0-9.]*|ruby|perl|java|sh|bash)$/;
+
 /**
- * Connects to the upstream as an MCP client. The upstream's stderr passes through to ours
- * (stdout carries its frames). `setup` registers handlers before the handshake, so a
- * request the upstream sends at once (`roots/list`) finds one.
+ * The upstream's short name, the prefix of its stderr lines: the command's file name, or
+ * for a runner (`node`, `deno run`, `python3`, `npx`) the first argument naming a script
+ * or package (`node dist/index.js` → `index.js`).
+ */
+export function upstreamName(target: UpstreamTarget): string {
+  if (target.kind === "http") return new URL(target.url).host;
+  const program = basenameOf(target.command);
+  if (!RUNNERS.test(program)) return program;
+  const script = target.args.find((arg) =>
+    !arg.startsWith("-") && !["run", "exec", "x", "tool", "serve"].includes(arg)
+  );
+  return script === undefined ? program : basenameOf(script.replace(/\/+$/, "")) || program;
+}
+
+/** Options of {@linkcode connectUpstream}. */
+export interface ConnectUpstreamOptions {
+  capabilities?: ClientCapabilities;
+  /** Registers handlers before the handshake, so a request the upstream sends at once finds one. */
+  setup?: (client: Client) => void;
+  /**
+   * Each line the upstream writes on its stderr (a command's): the caller prefixes and
+   * shows it. Without it the lines pass through to this process's stderr as they are.
+   */
+  stderrLine?: (line: string) => void;
+}
+
+/**
+ * Connects to the upstream as an MCP client. A failure says why: an HTTP upstream's status
+ * and its error body (capped, made printable), a command's last stderr lines.
  */
 export async function connectUpstream(
   target: UpstreamTarget,
-  options: { capabilities?: ClientCapabilities; setup?: (client: Client) => void } = {},
+  options: ConnectUpstreamOptions = {},
 ): Promise<Client> {
   const client = new Client(
     { name: "syn-mcp-proxy", version: VERSION },
     { capabilities: options.capabilities ?? {} },
   );
   options.setup?.(client);
+  const failure: { http?: string } = {};
+  const lastLines: string[] = [];
   const transport = target.kind === "stdio"
-    ? new StdioClientTransport({
-      command: target.command,
-      args: target.args,
-      cwd: target.cwd,
-      env: target.env,
-      stderr: "inherit",
-    })
+    ? stdioTransport(target, (line) => {
+      lastLines.push(line);
+      if (lastLines.length > KEPT_STDERR_LINES) lastLines.shift();
+      options.stderrLine?.(line);
+    }, options.stderrLine !== undefined)
     : new StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: { headers: target.headers },
+      fetch: fetchNotingFailures(failure),
     });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await closeUpstream(client).catch(() => {});
+    throw new Error(connectFailure(error, failure.http, lastLines));
+  }
   return client;
+}
+
+function connectFailure(error: unknown, http: string | undefined, lines: string[]): string {
+  if (http !== undefined) return `the upstream answered ${http}`;
+  const said = lines.length
+    ? `; its last stderr lines: ${lines.map((line) => neutralizeTerminalText(line)).join(" | ")}`
+    : "";
+  return `${errorMessage(error)}${said}`;
+}
+
+function stdioTransport(
+  target: Extract<UpstreamTarget, { kind: "stdio" }>,
+  onLine: (line: string) => void,
+  piped: boolean,
+): StdioClientTransport {
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    cwd: target.cwd,
+    env: target.env,
+    stderr: piped ? "pipe" : "inherit",
+  });
+  if (piped) readLines(transport.stderr, onLine);
+  return transport;
+}
+
+/** Calls `onLine` for each line of a Node-style stream, cutting lines past the cap. */
+function readLines(
+  stream: { on(event: string, listener: (chunk?: Uint8Array | string) => void): unknown } | null,
+  onLine: (line: string) => void,
+): void {
+  const decoder = new TextDecoder();
+  let pending = "";
+  stream?.on("data", (chunk) => {
+    pending += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = pending.indexOf("\n")) >= 0) {
+      onLine(pending.slice(0, end).replace(/\r$/, "").slice(0, MAX_STDERR_LINE_CHARS));
+      pending = pending.slice(end + 1);
+    }
+    if (pending.length > MAX_STDERR_LINE_CHARS) {
+      onLine(`${pending.slice(0, MAX_STDERR_LINE_CHARS)}…`);
+      pending = "";
+    }
+  });
+  stream?.on("end", () => {
+    if (pending) onLine(pending.slice(0, MAX_STDERR_LINE_CHARS));
+    pending = "";
+  });
+}
+
+/**
+ * `fetch`, noting the last refusal: its status and the start of its body, printable. The
+ * SDK's own message for a refusal drops the status (`Error POSTing to endpoint:`).
+ */
+function fetchNotingFailures(failure: { http?: string }): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.ok || (init?.method === "DELETE" && response.status === 405)) return response;
+    const bytes = await readPrefix(response, MAX_ERROR_BODY_BYTES);
+    const text = new TextDecoder().decode(bytes);
+    failure.http = describeRefusal(response, text);
+    return new Response(bytes, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** `HTTP 401 Unauthorized: <body>`, the body's whitespace folded, capped and printable. */
+export function describeRefusal(response: Pick<Response, "status" | "statusText">, body: string) {
+  const folded = neutralizeTerminalText(body.replace(/\s+/g, " ").trim());
+  const shown = folded.length > MAX_ERROR_BODY_CHARS
+    ? `${folded.slice(0, MAX_ERROR_BODY_CHARS)}…`
+    : folded;
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  return shown ? `${status}: ${shown}` : status;
+}
+
+async function readPrefix(
+  response: Response,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  if (!response.body) return new Uint8Array();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < maxBytes) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, maxBytes - total));
+      total += Math.min(value.byteLength, maxBytes - total);
+    }
+  } catch {
+    // What came is enough to say why.
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) bytes.set(chunk, offset), offset += chunk.byteLength;
+  return bytes;
+}
+
+/**
+ * Ends an upstream connection so nothing is left: an HTTP session is deleted upstream
+ * (`DELETE`, at most {@linkcode SESSION_DELETE_TIMEOUT_MS}); a command's input is closed
+ * and it gets two seconds to exit, then SIGTERM and two more, then SIGKILL (the SDK's
+ * close). Resolves when that is done.
+ */
+export async function closeUpstream(client: Client): Promise<void> {
+  const transport = client.transport;
+  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      transport.terminateSession().catch(() => {}),
+      new Promise<void>((resolve) => timer = setTimeout(resolve, SESSION_DELETE_TIMEOUT_MS)),
+    ]);
+    clearTimeout(timer);
+  }
+  await client.close();
 }
 
 /** Every tool the upstream lists, all pages (at most 100). */

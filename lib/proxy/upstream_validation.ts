@@ -7,6 +7,7 @@
 import type { ExecutionTarget } from "../synthesize/mod.ts";
 import { summarizeOutput } from "./call_result.ts";
 import {
+  closeUpstream,
   connectUpstream,
   describeUpstream,
   listAllTools,
@@ -26,7 +27,7 @@ export async function openUpstreamValidation(
   chain: readonly string[],
 ): Promise<UpstreamValidation> {
   const client = await connectUpstream(upstream);
-  const close = async () => await client.close();
+  const close = () => closeUpstream(client);
   try {
     const tools = new Map((await listAllTools(client)).map((tool) => [tool.name, tool]));
     const missing = chain.filter((name) => !tools.has(name));
