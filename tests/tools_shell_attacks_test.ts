@@ -99,6 +99,62 @@ for (const variant of VARIANTS) {
   });
 
   Deno.test({
+    name:
+      `shell: interpreters and launchers under other names stay refused when added (${variant.name})`,
+    ignore: variant.ignore,
+    async fn() {
+      await using fixture = await sandboxFixture();
+      const before = await fixture.outsideSnapshot();
+      const secret = `${fixture.base}/secret.txt`;
+      const read = `print(open("${secret}").read())`;
+      // [program, cmd]: each reads the file outside the root when it runs.
+      const attacks: [string, string][] = [
+        ["python3.11", `python3.11 -c 'print(open("${secret}").read())'`],
+        ["perl5.36.0", `perl5.36.0 -e 'open F, "${secret}"; print <F>'`],
+        ["tclsh8.6", "tclsh8.6 notes.tcl"],
+        ["wish8.6", "wish8.6 notes.tcl"],
+        ["pydoc3.11", "pydoc3.11 notes"],
+        ["vim.basic", `vim.basic -es '+r ${secret}' '+%p' '+q!'`],
+        ["rvim", `rvim -es '+r ${secret}' '+%p' '+q!'`],
+        ["taskset", `taskset 1 python3 -c '${read}'`],
+        ["setarch", `setarch x86_64 python3 -c '${read}'`],
+        ["linux64", `linux64 python3 -c '${read}'`],
+        ["chrt", `chrt -o 0 python3 -c '${read}'`],
+        ["ionice", `ionice -c 3 python3 -c '${read}'`],
+        ["prlimit", `prlimit python3 -c '${read}'`],
+        ["setpriv", `setpriv python3 -c '${read}'`],
+        ["runcon", `runcon -t x python3 -c '${read}'`],
+        ["split", `split '--filter=cat ${secret}' hello.txt`],
+        ["perldoc", `perldoc -T -f '${secret}'`],
+      ];
+      await Deno.writeTextFile(
+        join(fixture.root, "notes.tcl"),
+        `set f [open "${secret}"]; puts [read $f]; exit`,
+      );
+      await Deno.writeTextFile(
+        join(fixture.root, "notes.py"),
+        `print(open("${secret}").read())`,
+      );
+      const installed = attacks.filter(([program]) =>
+        ["/usr/local/bin", "/usr/bin", "/bin"].some((folder) => exists(`${folder}/${program}`))
+      );
+      using session = await ToolSession.open({
+        root: fixture.root,
+        bubblewrap: variant.bubblewrap,
+        shellAllow: installed.map(([program]) => program),
+      });
+      for (const [, cmd] of installed) {
+        const result = await session.call({ id: "s", tool: "shell.exec", args: { cmd } });
+        assert.equal(result.error?.code, "not_allowed", `${cmd}: ${JSON.stringify(result)}`);
+        assert.ok(!JSON.stringify(result).includes(SENTINEL), `${cmd}: the sentinel leaked`);
+      }
+      assert.equal(await fixture.outsideSnapshot(), before, "something outside the root changed");
+      const missing = attacks.length - installed.length;
+      if (missing) console.warn(`${missing} of ${attacks.length} programs are not installed here`);
+    },
+  });
+
+  Deno.test({
     name: `shell: the child sees only PATH and LANG (${variant.name})`,
     ignore: variant.ignore,
     async fn() {
@@ -229,6 +285,14 @@ Deno.test({
     assert.equal((inBox.output as { stdout: string }).stdout, ".\n");
   },
 });
+
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
 
 function sleepers(marker: string): string[] {
   const found: string[] = [];

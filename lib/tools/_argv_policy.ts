@@ -2,16 +2,10 @@ import { basenameOf, joinPath } from "../core/mod.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { ToolFailure } from "./tool_failure.ts";
 import { longOption, OPTION_TABLES, type OptionTable, shortOption } from "./_option_tables.ts";
-import { REFUSED_PROGRAMS } from "./_shell_policy.ts";
+import { isRefusedProgramName, PROGRAM_RUNNING_OPTIONS } from "./_shell_policy.ts";
 
 /** Where allowlisted programs are looked up — never the caller's PATH. */
 export const SHELL_PATH = "/usr/local/bin:/usr/bin:/bin";
-
-/**
- * Refused for every program without an option table (added with `--shell-allow`), and
- * every abbreviation of them: they read file lists or start programs.
- */
-const ALWAYS_REFUSED_LONG = ["files0-from", "compress-program"];
 
 /**
  * GNU tail's obsolete option (`parse_obsolete_option` in coreutils' tail.c): a sign, a
@@ -21,45 +15,124 @@ const ALWAYS_REFUSED_LONG = ["files0-from", "compress-program"];
  */
 const TAIL_OBSOLETE_FOLLOW = /^[-+]\d*[bcl]?f$/;
 
+/** How `resolveProgram` looks a program up. */
+export interface ResolveProgramOptions {
+  /** Whether the program will run inside bubblewrap: only then may it lack an option table. */
+  bubblewrap: boolean;
+  /** Folders to look in, `PATH`-style (default `SHELL_PATH`; tests give their own). */
+  searchPath?: string;
+}
+
 /**
  * The absolute path of an allowlisted program, or a `ToolFailure`. `argv0` must be a bare
- * name on `allow`, not refused, found in `SHELL_PATH`, and its real file must not be a
- * refused program under another name (a symlink `view` → `vim`).
+ * name on `allow`, found in the search path, and be what it is called: neither its name
+ * nor its real file's name of a refused family (`isRefusedProgramName`: `python3.11`, a
+ * symlink `view` → `vim.basic`), not the same file as a refused program under another
+ * name (a hard link), and not a script (its `#!` interpreter would run). A program without
+ * an option table (one added with `--shell-allow`) runs only inside bubblewrap: its
+ * options cannot be read, so no path check can see what they reach.
  */
-export async function resolveProgram(argv0: string, allow: readonly string[]): Promise<string> {
+export async function resolveProgram(
+  argv0: string,
+  allow: readonly string[],
+  options: ResolveProgramOptions,
+): Promise<string> {
   if (argv0.includes("/")) {
     throw new ToolFailure("not_allowed", `Give the program by name, not by path: ${argv0}`);
   }
-  if (REFUSED_PROGRAMS.has(argv0)) {
-    throw new ToolFailure(
-      "not_allowed",
-      `${argv0} interprets code or starts other programs; it is never allowed`,
-    );
-  }
+  if (isRefusedProgramName(argv0)) throw neverAllowed(argv0);
   if (!allow.includes(argv0)) {
     throw new ToolFailure(
       "not_allowed",
       `${argv0} is not on the shell allowlist (${allow.join(" ")})`,
     );
   }
-  for (const folder of SHELL_PATH.split(":")) {
-    const path = joinPath(folder, argv0);
+  const searchPath = options.searchPath ?? SHELL_PATH;
+  const path = await findExecutable(argv0, searchPath);
+  const real = await Deno.realPath(path);
+  if (isRefusedProgramName(basenameOf(real))) throw neverAllowed(argv0, basenameOf(real));
+  const sameFile = (await refusedFiles(searchPath)).get(fileKey(await Deno.stat(real)));
+  if (sameFile !== undefined) throw neverAllowed(argv0, sameFile);
+  if (await isScript(real)) {
+    throw new ToolFailure(
+      "not_allowed",
+      `${argv0} is a script: the interpreter its #! line names would run; it is never allowed`,
+    );
+  }
+  if (!options.bubblewrap && !Object.hasOwn(OPTION_TABLES, argv0)) {
+    throw new ToolFailure(
+      "not_allowed",
+      `${argv0} can run only inside bubblewrap: syn has no table of its options to check its arguments by (install bubblewrap: apt-get install bubblewrap)`,
+    );
+  }
+  return path;
+}
+
+function neverAllowed(argv0: string, realName?: string): ToolFailure {
+  const what = realName === undefined ? argv0 : `${argv0} is ${realName}, which`;
+  return new ToolFailure(
+    "not_allowed",
+    `${what} interprets code or starts other programs; it is never allowed`,
+  );
+}
+
+/** The first regular executable file named `name` in the folders of `searchPath`. */
+async function findExecutable(name: string, searchPath: string): Promise<string> {
+  for (const folder of searchPath.split(":")) {
+    const path = joinPath(folder, name);
     try {
       const info = await Deno.stat(path);
-      if (!info.isFile || ((info.mode ?? 0) & 0o111) === 0) continue;
-      const real = await Deno.realPath(path);
-      if (REFUSED_PROGRAMS.has(basenameOf(real))) {
-        throw new ToolFailure(
-          "not_allowed",
-          `${argv0} is ${basenameOf(real)}, which is never allowed`,
-        );
-      }
-      return path;
-    } catch (error) {
-      if (error instanceof ToolFailure) throw error;
+      if (info.isFile && ((info.mode ?? 0) & 0o111) !== 0) return path;
+    } catch {
+      // not in this folder
     }
   }
-  throw new ToolFailure("not_found", `${argv0} is not installed here`);
+  throw new ToolFailure("not_found", `${name} is not installed here`);
+}
+
+/** A file's identity: its device and inode (hard links share it). */
+function fileKey(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}`;
+}
+
+const refusedFilesBySearchPath = new Map<string, Promise<Map<string, string>>>();
+
+/**
+ * The identities of the files in the search path whose names are of a refused family,
+ * each with its name, listed once per process and search path: a program that is one of
+ * them under another name (a hard link) is refused by what it is.
+ */
+function refusedFiles(searchPath: string): Promise<Map<string, string>> {
+  let found = refusedFilesBySearchPath.get(searchPath);
+  if (!found) {
+    found = listRefusedFiles(searchPath);
+    refusedFilesBySearchPath.set(searchPath, found);
+  }
+  return found;
+}
+
+async function listRefusedFiles(searchPath: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const folder of searchPath.split(":")) {
+    try {
+      for await (const entry of Deno.readDir(folder)) {
+        if (!isRefusedProgramName(entry.name)) continue;
+        const info = await Deno.stat(joinPath(folder, entry.name)).catch(() => undefined);
+        if (info && !files.has(fileKey(info))) files.set(fileKey(info), entry.name);
+      }
+    } catch {
+      // a folder that is not there
+    }
+  }
+  return files;
+}
+
+/** True when the file starts with `#!`: the kernel runs the interpreter it names. */
+async function isScript(path: string): Promise<boolean> {
+  using file = await Deno.open(path, { read: true });
+  const head = new Uint8Array(2);
+  const read = await file.read(head);
+  return read === 2 && head[0] === 0x23 && head[1] === 0x21;
 }
 
 /**
@@ -109,7 +182,7 @@ function checkLong(program: string, table: OptionTable | undefined, word: string
   const given = equals < 0 ? word : word.slice(0, equals);
   const value = equals < 0 ? undefined : word.slice(equals + 1);
   if (!table) {
-    if (given === "" || ALWAYS_REFUSED_LONG.some((name) => name.startsWith(given))) {
+    if (given === "" || PROGRAM_RUNNING_OPTIONS.some((name) => name.startsWith(given))) {
       throw refusedOption(program, `--${given}`);
     }
     return { value };
@@ -123,7 +196,9 @@ function checkLong(program: string, table: OptionTable | undefined, word: string
       }: only ${program}'s own options are allowed, each named unambiguously`,
     );
   }
-  if (table.refused.includes(option.name)) throw refusedOption(program, `--${option.name}`);
+  if (table.refused.includes(option.name) || PROGRAM_RUNNING_OPTIONS.includes(option.name)) {
+    throw refusedOption(program, `--${option.name}`);
+  }
   if (option.value === "none" && value !== undefined) {
     throw new ToolFailure("not_allowed", `${program} --${option.name} takes no value`);
   }

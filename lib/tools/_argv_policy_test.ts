@@ -1,20 +1,124 @@
 import { outcomeCode } from "../../tests/fakes/rejection.ts";
 import assert from "node:assert/strict";
 import { checkArguments, resolveProgram } from "./_argv_policy.ts";
-import { DEFAULT_SHELL_ALLOW } from "./_shell_policy.ts";
+import { OPTION_TABLES } from "./_option_tables.ts";
+import {
+  DEFAULT_SHELL_ALLOW,
+  isRefusedProgramName,
+  PROGRAM_RUNNING_OPTIONS,
+} from "./_shell_policy.ts";
+
+const ARGV_ONLY = { bubblewrap: false };
 
 Deno.test("resolveProgram() finds allowlisted programs in the fixed PATH only", async () => {
-  assert.match(await resolveProgram("ls", DEFAULT_SHELL_ALLOW), /^\/(usr\/)?(local\/)?bin\/ls$/);
-  assert.equal(await outcomeCode(resolveProgram("/bin/ls", DEFAULT_SHELL_ALLOW)), "not_allowed");
-  assert.equal(await outcomeCode(resolveProgram("rm", DEFAULT_SHELL_ALLOW)), "not_allowed");
-  assert.equal(
-    await outcomeCode(resolveProgram("bash", [...DEFAULT_SHELL_ALLOW, "bash"])),
-    "not_allowed",
+  assert.match(
+    await resolveProgram("ls", DEFAULT_SHELL_ALLOW, ARGV_ONLY),
+    /^\/(usr\/)?(local\/)?bin\/ls$/,
   );
-  assert.equal(
-    await outcomeCode(resolveProgram("no-such-program-x", ["no-such-program-x"])),
-    "not_found",
-  );
+  const outcome = (name: string, allow = DEFAULT_SHELL_ALLOW) =>
+    outcomeCode(resolveProgram(name, allow, ARGV_ONLY));
+  assert.equal(await outcome("/bin/ls"), "not_allowed");
+  assert.equal(await outcome("rm"), "not_allowed");
+  assert.equal(await outcome("bash", [...DEFAULT_SHELL_ALLOW, "bash"]), "not_allowed");
+  assert.equal(await outcome("no-such-program-x", ["no-such-program-x"]), "not_found");
+});
+
+Deno.test("isRefusedProgramName() refuses families by name, version and variant suffix", () => {
+  const refused = [
+    "python3.11",
+    "python3.11-dbg",
+    "Python3",
+    "idle-python3.11",
+    "pydoc3.11",
+    "perl5.36.0",
+    "perl5.36-x86_64-linux-gnu",
+    "tclsh8.6",
+    "wish8.6",
+    "vim.basic",
+    "vim.tiny",
+    "lua5.4",
+    "ruby3.1",
+    "php8.2",
+    "node18",
+    "gcc-12",
+    "x86_64-linux-gnu-gcc-12",
+    "x86_64-linux-gnu-g++-12",
+    "clang++-14",
+    "ld.gold",
+    "taskset",
+    "setarch",
+    "linux64",
+    "x86_64",
+    "i386",
+    "chrt",
+    "ionice",
+    "prlimit",
+    "setpriv",
+    "runcon",
+    "systemd-run",
+    "xdg-open",
+    "sensible-editor",
+    "busybox",
+    "m4",
+  ];
+  for (const name of refused) assert.equal(isRefusedProgramName(name), true, name);
+  const harmless = [
+    ...DEFAULT_SHELL_ALLOW,
+    ...["stat", "sleep", "printenv", "sha256sum", "md5sum", "base64", "nl", "tac", "rev", "od"],
+    ...["file", "du", "diff", "cmp", "comm", "paste", "fold", "seq", "realpath", "basename"],
+  ];
+  for (const name of harmless) assert.equal(isRefusedProgramName(name), false, name);
+});
+
+Deno.test("resolveProgram() refuses by what a program is: a hard link, a script, a symlink", async () => {
+  const folder = await Deno.realPath(await Deno.makeTempDir());
+  const options = { bubblewrap: true, searchPath: folder };
+  try {
+    await Deno.copyFile("/bin/true", `${folder}/python3`);
+    await Deno.link(`${folder}/python3`, `${folder}/calc`);
+    await Deno.symlink(`${folder}/python3`, `${folder}/viewer`);
+    await Deno.writeTextFile(`${folder}/report`, "#!/bin/sh\necho hi\n", { mode: 0o755 });
+    await Deno.copyFile("/bin/true", `${folder}/plain`);
+    await Deno.chmod(`${folder}/plain`, 0o755);
+    const outcome = (name: string, bubblewrap = true) =>
+      outcomeCode(resolveProgram(name, [name], { ...options, bubblewrap }));
+    assert.equal(await outcome("calc"), "not_allowed");
+    assert.equal(await outcome("viewer"), "not_allowed");
+    assert.equal(await outcome("report"), "not_allowed");
+    assert.equal(await outcome("plain"), "ok");
+    // Without bubblewrap a program syn has no option table for cannot run at all.
+    assert.equal(await outcome("plain", false), "not_allowed");
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("checkArguments() refuses options that run a program, with a table or without", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  for (const option of PROGRAM_RUNNING_OPTIONS) {
+    for (const program of ["split", "tar", "diff3", "sort", "no-table-program"]) {
+      assert.equal(
+        await outcomeCode(checkArguments(program, [`--${option}=x`], root)),
+        "not_allowed",
+        `${program} --${option}`,
+      );
+    }
+  }
+  for (const word of ["--filt=x", "--fi", "--to-c=x", "--use-compress=x", "--diff-p=x"]) {
+    assert.equal(await outcomeCode(checkArguments("split", [word], root)), "not_allowed", word);
+  }
+  for (const [program, table] of Object.entries(OPTION_TABLES)) {
+    for (const entry of table.long) {
+      const name = entry.replace(/=+$/, "");
+      if (!PROGRAM_RUNNING_OPTIONS.includes(name)) continue;
+      assert.equal(
+        await outcomeCode(checkArguments(program, [`--${name}=x`], root)),
+        "not_allowed",
+        `${program} --${name}`,
+      );
+    }
+  }
+  await Deno.remove(root, { recursive: true });
 });
 
 Deno.test("checkArguments() refuses per-program escape flags, including inside clusters", async () => {

@@ -1,6 +1,9 @@
 /**
- * The command-line options of each default `shell.exec` program, as GNU coreutils 9 and
- * GNU grep 3 declare them (`<program> --help`). GNU getopt_long accepts any unambiguous
+ * The command-line options of each default `shell.exec` program, and of two harmless ones
+ * a user may add (`sleep`, `printenv`), as GNU coreutils 9 and GNU grep 3 declare them
+ * (`<program> --help`). Without bubblewrap, only a program with a table here can run: one
+ * that writes files under names the argv does not spell (`split` writes `xaa`, which may
+ * be a symlink out of the root) or runs commands has none. GNU getopt_long accepts any unambiguous
  * prefix of a long option (`--f` is `--files0-from` for `wc`), so a long option is
  * matched the same way against the whole table: an exact name wins, otherwise the prefix
  * must name exactly one option. An unknown or ambiguous option is refused.
@@ -280,6 +283,11 @@ export const OPTION_TABLES: Readonly<Record<string, OptionTable>> = {
     refused: ["file", "reference", "set", "f", "r", "s"],
   },
   pwd: { short: "LP", long: [...COMMON, "logical", "physical"], refused: [] },
+  // GNU echo reads only leading -n/-e/-E clusters (anything else it prints); the table
+  // is stricter: any other option is refused.
+  echo: { short: "neE", long: COMMON, refused: [] },
+  sleep: { short: "", long: COMMON, refused: [] },
+  printenv: { short: "0", long: [...COMMON, "null"], refused: [] },
 };
 
 /** The value kind of short option `letter` in getopt string `short`, or undefined if unknown. */

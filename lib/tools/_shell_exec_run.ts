@@ -24,7 +24,7 @@ export async function shellRunPermissions(policy: ToolPolicy): Promise<string[]>
   const paths: string[] = [];
   for (const name of policy.shellAllow) {
     try {
-      paths.push(await resolveProgram(name, policy.shellAllow));
+      paths.push(await resolveProgram(name, policy.shellAllow, { bubblewrap: false }));
     } catch {
       // refused or not installed: not granted
     }
@@ -39,10 +39,10 @@ export async function runShellExec(
 ): Promise<unknown> {
   const { policy } = context;
   const words = splitShellWords(args.cmd as string);
-  const program = await resolveProgram(words[0], policy.shellAllow);
+  const bwrap = policy.bubblewrap ? await bubblewrapPath() : undefined;
+  const program = await resolveProgram(words[0], policy.shellAllow, { bubblewrap: !!bwrap });
   await checkArguments(words[0], words.slice(1), policy.root);
   const command = [program, ...words.slice(1)];
-  const bwrap = policy.bubblewrap ? await bubblewrapPath() : undefined;
   const argv = bwrap ? await bubblewrapArgv(bwrap, policy.root, command) : command;
   const deadlineMs = Math.min(Number(args.timeout_s) * 1000, context.timeoutMs - SPAWN_GRACE_MS);
   let pid: number | undefined;

@@ -22,116 +22,95 @@ export const DEFAULT_SHELL_ALLOW: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Programs that interpret code, start other programs, reach the network or change
- * identity: refused even when someone adds them with `--shell-allow`, because once
- * running they are a shell by another name.
+ * Programs that interpret code, start other programs, reach the network, change identity or
+ * scheduling, or edit and page (with a way to run a command): refused even when someone
+ * adds them with `--shell-allow`, because once running they are a shell by another name.
+ * Each entry names a family: it matches the program's name and its real file's name with
+ * any version or variant suffix (`python3.11`, `perl5.36.0`, `tclsh8.6`, `vim.basic`,
+ * `gcc-12`) and as a part of a longer name (`x86_64-linux-gnu-gcc-12`, `idle-python3.11`);
+ * see `isRefusedProgramName`.
  */
 export const REFUSED_PROGRAMS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "fish",
-  "csh",
-  "tcsh",
-  "busybox",
-  "toybox",
-  "python",
-  "python2",
-  "python3",
-  "perl",
-  "ruby",
-  "node",
-  "nodejs",
-  "deno",
-  "bun",
-  "php",
-  "lua",
-  "luajit",
-  "tclsh",
-  "wish",
-  "awk",
-  "gawk",
-  "mawk",
-  "nawk",
-  "sed",
-  "ed",
-  "jq",
-  "env",
-  "xargs",
-  "find",
-  "nice",
-  "nohup",
-  "timeout",
-  "setsid",
-  "stdbuf",
-  "sudo",
-  "su",
-  "doas",
-  "chroot",
-  "unshare",
-  "nsenter",
-  "bwrap",
-  "ssh",
-  "scp",
-  "sftp",
-  "rsync",
-  "nc",
-  "ncat",
-  "netcat",
-  "socat",
-  "curl",
-  "wget",
-  "telnet",
-  "ftp",
-  "eval",
+  // shells and shell-likes
+  ...["sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "yash", "fish"],
+  ...["csh", "tcsh", "rc", "es", "elvish", "nu", "xonsh", "pwsh", "busybox", "toybox"],
+  // interpreters and language runtimes
+  ...["python", "pypy", "ipython", "pydoc", "idle", "perl", "perldoc", "cpan", "ruby", "irb"],
+  ...["erb", "gem", "node", "nodejs", "npm", "npx", "deno", "bun", "php", "lua", "luajit"],
+  ...["tclsh", "wish", "expect", "awk", "gawk", "mawk", "nawk", "sed", "ed", "ex", "jq", "yq"],
+  ...["xq", "m4", "gm4", "dc", "bc", "guile", "racket", "sbcl", "clisp", "ecl", "gst", "julia"],
+  ...["r", "rscript", "octave", "java", "jshell", "jrunscript", "scala", "groovy", "kotlin"],
+  ...["erl", "escript", "elixir", "iex", "ghc", "ghci", "runghc", "runhaskell", "ocaml"],
+  ...["swipl", "gforth", "pike", "qjs", "gjs", "rhino", "osascript", "cscript", "wscript"],
+  ...["pip", "pipx", "uv", "conda", "cargo", "go", "rustc", "dotnet", "mono"],
+  // compilers, linkers, build tools
+  ...["gcc", "cc", "c++", "g++", "clang", "clang++", "tcc", "ld", "as", "cpp", "make", "gmake"],
+  ...["cmake", "ninja", "meson", "scons", "ant", "mvn", "gradle", "bazel", "javac"],
+  // programs that start other programs
+  ...["env", "xargs", "find", "nice", "nohup", "timeout", "setsid", "stdbuf", "flock"],
+  ...["taskset", "setarch", "linux32", "linux64", "i386", "x86_64", "uname26", "chrt"],
+  ...["ionice", "prlimit", "setpriv", "runcon", "numactl", "cgexec", "chroot", "unshare"],
+  ...["nsenter", "bwrap", "firejail", "fakeroot", "fakechroot", "proot", "capsh", "runuser"],
+  ...["sudo", "su", "sg", "newgrp", "doas", "pkexec", "systemd", "dbus", "xvfb", "run-parts"],
+  ...["start-stop-daemon", "watch", "script", "screen", "tmux", "parallel", "at", "batch"],
+  ...["crontab", "strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "catchsegv", "ldd"],
+  ...["time", "eval", "exec", "command", "builtin", "entr", "xdg", "sensible", "editor"],
+  ...["pager", "view", "www-browser", "x-www-browser", "ip", "tc", "docker", "podman"],
+  ...["kubectl", "lxc", "runc", "crun", "ctr", "nerdctl", "apt", "apt-get", "dpkg", "snap"],
+  ...["flatpak", "brew", "yarn", "pnpm"],
+  // editors, pagers and viewers that can run a command
+  ...["vi", "vim", "rvim", "nvim", "gvim", "evim", "vimdiff", "rview", "nvi", "elvis", "vile"],
+  ...["emacs", "emacsclient", "zile", "mg", "jed", "joe", "nano", "pico", "micro", "mc"],
+  ...["mcedit", "kak", "hx", "less", "more", "most", "pg", "man", "info", "pinfo", "lynx"],
+  ...["links", "elinks", "w3m", "mutt", "mail", "mailx", "s-nail", "groff", "troff", "nroff"],
+  ...["tex", "latex", "pdflatex", "lualatex", "xelatex", "luatex", "pdftex", "gs", "magick"],
+  ...["convert", "patch", "gpg", "gpg2", "tcpdump", "nmap", "zip", "cpio", "tar", "diff3"],
+  ...["sdiff"],
+  // network
+  ...["ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "curl", "wget"],
+  ...["telnet", "ftp", "tftp", "lftp", "aria2c", "ping", "ping6", "traceroute", "dig"],
+  ...["nslookup", "host", "whois", "git", "svn", "hg", "bzr", "ffmpeg", "openssl"],
+  // identity, processes and the system
+  ...["dd", "tee", "install", "ln", "chmod", "chown", "chgrp", "kill", "pkill", "killall"],
+  ...["sqlite3", "psql", "mysql", "mariadb", "redis-cli", "mongo", "mongosh"],
+]);
+
+/**
+ * True when `name` (a program's name or its real file's) is of a refused family: the
+ * name itself, the name without a version suffix, or any of its `-`/`.`/`_`-separated
+ * parts with or without trailing digits is in `REFUSED_PROGRAMS` (`python3.11` → `python`,
+ * `vim.basic` → `vim`, `x86_64-linux-gnu-g++-12` → `g++`).
+ */
+export function isRefusedProgramName(name: string): boolean {
+  const lower = name.toLowerCase();
+  const candidates = [lower, lower.replace(/[-._~]?\d[\d.]*$/, "")];
+  for (const part of lower.split(/[-._~]+/)) candidates.push(part, part.replace(/\d+$/, ""));
+  return candidates.some((candidate) => REFUSED_PROGRAMS.has(candidate));
+}
+
+/**
+ * Long options that make a program start another one (`split --filter=CMD` runs
+ * `/bin/sh -c CMD`, `sort --compress-program`, `tar --to-command`, `diff3 --diff-program`)
+ * or read a list of files the argv never names: refused for every program, with or
+ * without an option table, and by every prefix getopt would expand to them where the
+ * program has no table.
+ */
+export const PROGRAM_RUNNING_OPTIONS: readonly string[] = Object.freeze([
+  "filter",
+  "compress-program",
+  "use-compress-program",
+  "to-command",
+  "info-script",
+  "new-volume-script",
+  "rsh-command",
+  "checkpoint-action",
+  "diff-program",
   "exec",
   "command",
-  "builtin",
-  "time",
-  "strace",
-  "ltrace",
-  "gdb",
-  "vi",
-  "vim",
-  "nvim",
-  "emacs",
-  "nano",
-  "less",
-  "more",
-  "man",
-  "git",
-  "make",
-  "gcc",
-  "cc",
-  "g++",
-  "clang",
-  "ld",
-  "tar",
-  "watch",
-  "script",
-  "expect",
-  "flock",
-  "parallel",
-  "systemd-run",
-  "at",
-  "batch",
-  "crontab",
-  "dd",
-  "tee",
-  "install",
-  "ln",
-  "chmod",
-  "chown",
-  "kill",
-  "pkill",
-  "killall",
-  "openssl",
-  "sqlite3",
-  "psql",
-  "osascript",
+  "shell",
+  "pager",
+  "editor",
+  "files0-from",
 ]);
 
 /** Output kept per stream (stdout, stderr); more sets `truncated` and stops the program. */
