@@ -11,7 +11,7 @@ import {
 import type { ExternalEngineName, Provenance, SynestheticAsset } from "./asset.ts";
 import { buildEnvelope, type RequestEnvelope } from "./envelope.ts";
 import { normalizeAsset } from "./normalize_asset.ts";
-import { buildProvenance, withProvenance } from "./provenance.ts";
+import { buildFailureProvenance, buildProvenance, withProvenance } from "./provenance.ts";
 import { ANSWER_JSON_SCHEMA, mockProviderAnswer } from "./provider_answer.ts";
 
 /** Generation parameters a caller may pass (Labs spec `params`). */
@@ -167,29 +167,45 @@ async function generateExternal(
     temperature,
     maxTokens: params.maxTokens ?? defaultMaxTokens(engine),
   });
-  const result = await askModel(context, envelope, params);
-  const response = { hash: result.responseHash, size: result.rawSize, attempts: result.attempts };
-  const filled: string[] = [];
-  const normalized = normalizeAnswer(answerOf(result, envelope, response), {
-    prompt,
-    filled,
-    envelope,
-    response,
-  });
-  const provenance = buildProvenance({
+  const known = {
     engine,
     endpoint: config.mode === "live" ? config.endpoint : null,
     apiVersion: config.apiVersion,
-    model: result.model || config.model,
+    model: config.model,
     temperature,
     seed: seed ?? null,
     traceId,
-    mode: result.mode,
-    now: context.clock.now(),
-    responseHash: result.responseHash,
-    filledSections: filled,
-  });
-  return { asset: withProvenance(normalized, provenance), envelope, provenance, response };
+    mode: config.mode,
+  };
+  let hash: string | undefined;
+  try {
+    const result = await askModel(context, envelope, params);
+    hash = result.responseHash;
+    const response = { hash, size: result.rawSize, attempts: result.attempts };
+    const filled: string[] = [];
+    const normalized = normalizeAnswer(answerOf(result, envelope, response), {
+      prompt,
+      filled,
+      envelope,
+      response,
+    });
+    const provenance = buildProvenance({
+      ...known,
+      model: result.model || config.model,
+      mode: result.mode,
+      now: context.clock.now(),
+      responseHash: hash,
+      filledSections: filled,
+    });
+    return { asset: withProvenance(normalized, provenance), envelope, provenance, response };
+  } catch (error) {
+    // A failure's record keeps what was known: its data carries the failure provenance.
+    if (error instanceof SynError) {
+      const now = context.clock.now();
+      error.data.provenance = buildFailureProvenance({ ...known, now, responseHash: hash });
+    }
+    throw error;
+  }
 }
 
 /** The model's answer to an envelope; a failure becomes a `SynError` with the envelope. */

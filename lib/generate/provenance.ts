@@ -38,6 +38,23 @@ export function buildProvenance(input: ProvenanceInput): Provenance {
   };
 }
 
+/**
+ * The provenance of a generation that failed: what was known when it stopped (engine,
+ * endpoint, model, parameters, trace id, mode, timestamp), and `response_hash` only when an
+ * answer arrived. The Labs spec wants provenance in every `external.jsonl` entry.
+ */
+export type FailureProvenance = Omit<Provenance, "response_hash"> & {
+  response_hash?: string;
+};
+
+/** {@linkcode buildProvenance} for a failed generation; `responseHash` when an answer came. */
+export function buildFailureProvenance(
+  input: Omit<ProvenanceInput, "responseHash" | "filledSections"> & { responseHash?: string },
+): FailureProvenance {
+  const { response_hash: _none, ...known } = buildProvenance({ ...input, responseHash: "" });
+  return input.responseHash ? { ...known, response_hash: input.responseHash } : known;
+}
+
 /** An endpoint without user info, query or fragment (where keys could hide), no trailing `/`. */
 export function safeEndpoint(endpoint: string): string {
   return publicEndpoint(endpoint).replace(/\/$/, "");

@@ -10,7 +10,12 @@ import { normalizeAsset } from "./normalize_asset.ts";
 import { extractFeatures, type PromptFeatures, promptForLog } from "./_prompt_features.ts";
 import { stageAssetFile } from "./asset_files.ts";
 import { preflightAsset, type PreflightIssue } from "./preflight_asset.ts";
-import { buildProvenance, withProvenance } from "./provenance.ts";
+import {
+  buildFailureProvenance,
+  buildProvenance,
+  type FailureProvenance,
+  withProvenance,
+} from "./provenance.ts";
 
 /** The world one run touches, passed in. */
 export interface GenerationDeps {
@@ -84,7 +89,8 @@ function summarize(errors: readonly { path: string; msg: string }[]): string {
 /** What the engine step produced: an asset, or the failure that stopped it. */
 interface Produced {
   asset?: SynestheticAsset;
-  provenance?: Provenance;
+  /** The asset's provenance; for a failed external run, what was known when it stopped. */
+  provenance?: Provenance | FailureProvenance;
   envelope?: RequestEnvelope;
   response?: { hash: string; size: number };
   failure: Failure | null;
@@ -144,13 +150,30 @@ async function produceExternal(
   } catch (error) {
     if (!(error instanceof SynError)) throw error;
     const data = error.data as Record<string, unknown>;
+    const envelope = data.envelope as RequestEnvelope | undefined;
+    const response = data.response as { hash: string; size: number } | undefined;
+    // Labs spec: provenance in every external.jsonl entry, failures included.
+    const provenance = (data.provenance as FailureProvenance | undefined) ??
+      buildFailureProvenance({
+        engine: config.engine,
+        endpoint: external.endpoint,
+        apiVersion: "unknown",
+        model: envelope?.parameters.model ?? external.model,
+        temperature: envelope?.parameters.temperature ?? config.temperature,
+        seed: envelope?.seed ?? config.seed,
+        traceId,
+        mode: external.mode,
+        now: deps.clock.now(),
+        responseHash: response?.hash,
+      });
     return {
       failure: {
         reason: String(data.reason ?? error.code),
         detail: String(data.detail ?? error.message),
       },
-      envelope: data.envelope as RequestEnvelope | undefined,
-      response: data.response as { hash: string; size: number } | undefined,
+      envelope,
+      response,
+      provenance,
       mode: external.mode,
     };
   }
