@@ -39,22 +39,53 @@ export const MAX_DOT_ENV_BYTES = 64 * 1024;
 /**
  * `.env` in the working folder, read once, when the configuration is first asked for
  * (`.env.sample` tells users to make one); the real environment always wins. A missing,
- * unreadable or oversized file is simply not used.
+ * unreadable or oversized file is simply not used; a line that is not `NAME=value` is
+ * ignored, and `warn` is told its number.
  */
-export function readDotEnv(cwd: string): Map<string, string> {
+export function readDotEnv(cwd: string, warn: (line: string) => void): Map<string, string> {
   try {
     const path = `${cwd.replace(/[\\/]+$/, "")}/.env`;
     const info = Deno.statSync(path);
     if (!info.isFile || info.size > MAX_DOT_ENV_BYTES) return new Map();
+    const text = Deno.readTextFileSync(path);
+    for (const line of dotEnvStrayLines(text)) {
+      warn(`syn: .env line ${line} is not NAME=value; it is ignored\n`);
+    }
     // node:util parseEnv: `NAME=value`, `export`, quotes, `#` comments; nothing expanded.
     // Loaded only when there is a file to parse: the first `node:` module a process loads
     // starts Deno's Node compatibility layer, most of a bare start's cost again.
     const { parseEnv }: typeof NodeUtil = globalThis.process.getBuiltinModule("node:util");
-    const values = Object.entries(parseEnv(Deno.readTextFileSync(path)));
+    const values = Object.entries(parseEnv(text));
     return new Map(values.filter((entry): entry is [string, string] => entry[1] !== undefined));
   } catch {
     return new Map();
   }
+}
+
+/**
+ * The numbers (from 1) of the `.env` lines that are neither blank, a `#` comment, nor
+ * `[export ]NAME=value` — the lines `parseEnv` drops without a word. The lines of a quoted
+ * value that spans several lines belong to it.
+ */
+export function dotEnvStrayLines(text: string): number[] {
+  const stray: number[] = [];
+  let closing: string | undefined;
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (closing !== undefined) {
+      if (line.includes(closing)) closing = undefined;
+      return;
+    }
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) return;
+    const assignment = /^(?:export\s+)?[A-Za-z_][\w.-]*\s*=\s*(.*)$/.exec(trimmed);
+    if (!assignment) {
+      stray.push(index + 1);
+      return;
+    }
+    const quote = /^["'`]/.exec(assignment[1])?.[0];
+    if (quote && !assignment[1].slice(1).includes(quote)) closing = quote;
+  });
+  return stray;
 }
 
 /** Our own progress lines start with a carriage return, maybe an erase-line sequence. */
@@ -93,7 +124,8 @@ export function realIo(): CliIo {
     // Read once, when a command first asks for it: `--version` and `--help` never do.
     get config() {
       if (config === undefined) {
-        const dotEnv = readDotEnv(cwd);
+        const warn = stderrWriter();
+        const dotEnv = readDotEnv(cwd, (line) => void warn(line));
         config = loadConfig((name) => Deno.env.get(name) ?? dotEnv.get(name));
       }
       return config;

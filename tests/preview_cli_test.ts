@@ -179,6 +179,45 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "syn preview --png takes a folder of assets, as validate does, and names a folder it cannot write",
+  ignore: !CHROMIUM,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const assets = join(dir, "assets");
+    await Deno.mkdir(assets);
+    const baseline = await Deno.readTextFile(BASELINE);
+    await Deno.writeTextFile(join(assets, "one.json"), baseline);
+    await Deno.writeTextFile(join(assets, "two.json"), baseline);
+    await Deno.writeTextFile(join(assets, "notes.txt"), "not an asset");
+    const env = { SYN_CHROMIUM: CHROMIUM! };
+    const result = await runSyn(
+      ["preview", "assets/", "--png", "thumbs/", "--size", "64x48"],
+      { env, cwd: dir },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const names = [...Deno.readDirSync(join(dir, "thumbs"))].map((entry) => entry.name).sort();
+    assert.deepEqual(names, ["one.png", "two.png"]);
+    // A file where the folder should be: the message names the folder, no temporary file.
+    await Deno.writeTextFile(join(dir, "blocked"), "");
+    const blocked = await runSyn(
+      ["preview", "assets/one.json", "--png", "blocked/one.png", "--size", "64x48"],
+      { env, cwd: dir },
+    );
+    assert.equal(blocked.code, 1, blocked.stderr);
+    assert.match(
+      blocked.stderr,
+      /^syn preview: cannot write one\.png into the folder .*\/blocked: a file is in the way\n$/,
+    );
+    assert.doesNotMatch(blocked.stderr, /\.tmp/);
+    const empty = await runSyn(["preview", "thumbs/"], { env, cwd: dir });
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /no \*\.json files in the folder: thumbs\//);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
 Deno.test("syn generate --preview serves the new asset; the summary on stdout stays JSON", async () => {
   const dir = await Deno.makeTempDir();
   const serving = await startSyn(

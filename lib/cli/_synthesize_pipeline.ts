@@ -80,7 +80,8 @@ function stageLine(progress: PipelineStage): string {
     case "mine":
       return `mine: ${progress.sessions} sessions, ${progress.chains} chain(s) taken`;
     case "synthesize":
-      return `synthesize: ${progress.written} tool(s) written`;
+      // The line's prefix already says "synthesize: ".
+      return `${progress.written} tool(s) written`;
     case "validate": {
       const { row } = progress;
       const reason = row.reason ? ` (${row.reason})` : "";

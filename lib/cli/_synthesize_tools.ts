@@ -76,7 +76,14 @@ export async function runSynthesisCommand(
   });
   if (values.json) {
     await io.stdout(`${JSON.stringify({ registry: registry.folder, tools: written }, null, 2)}\n`);
-    return EXIT.ok;
+    return written.length ? EXIT.ok : EXIT.failure;
+  }
+  if (written.length === 0) {
+    await io.stderr(
+      "synthesize: no tool written: mining found no chain to synthesize " +
+        "('syn synthesize mine' shows what the recorded sessions hold)\n",
+    );
+    return EXIT.failure;
   }
   for (const [index, entry] of written.entries()) {
     await io.stdout(

@@ -1,5 +1,5 @@
-import { basename, extname, join, resolve } from "node:path";
-import { neutralizeTerminalText, SynError, UsageError } from "../core/mod.ts";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { errorMessage, neutralizeTerminalText, SynError, UsageError } from "../core/mod.ts";
 import {
   findChromium,
   launchChromium,
@@ -153,7 +153,9 @@ async function stillPaths(io: CliIo, documents: PreviewDocument[], out: string):
     throw new UsageError("several documents need --png to name a folder (it is created)");
   }
   if (documents.length === 1 && !isFolder) return [target];
-  await Deno.mkdir(target, { recursive: true });
+  await Deno.mkdir(target, { recursive: true }).catch((error) => {
+    throw new SynError("write_failed", `cannot make the folder ${target}: ${writeProblem(error)}`);
+  });
   const used = new Set<string>();
   return documents.map((document, index) => {
     let stem = basename(document.name, extname(document.name)).replace(/[^\w.-]+/g, "_") || "stdin";
@@ -161,6 +163,31 @@ async function stillPaths(io: CliIo, documents: PreviewDocument[], out: string):
     used.add(stem);
     return join(target, `${stem}.png`);
   });
+}
+
+/** Why a file or folder could not be written, in words. */
+function writeProblem(error: unknown): string {
+  if (error instanceof Deno.errors.NotFound) return "no such folder";
+  if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable) {
+    return "permission denied";
+  }
+  if (error instanceof Deno.errors.NotADirectory) return "a file is in the way";
+  return errorMessage(error);
+}
+
+/** Writes a still atomically (a temporary file renamed over it); a failure names the folder. */
+async function writeStill(path: string, png: Uint8Array): Promise<void> {
+  const staged = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeFile(staged, png);
+    await Deno.rename(staged, path);
+  } catch (error) {
+    await Deno.remove(staged).catch(() => {});
+    throw new SynError(
+      "write_failed",
+      `cannot write ${basename(path)} into the folder ${dirname(path)}: ${writeProblem(error)}`,
+    );
+  }
 }
 
 async function writeStills(
@@ -201,9 +228,7 @@ async function writeStills(
       results.push({ file: document.name, ok: false, problems: still.problems });
       continue;
     }
-    const staged = `${paths[index]}.${crypto.randomUUID()}.tmp`;
-    await Deno.writeFile(staged, still.png);
-    await Deno.rename(staged, paths[index]);
+    await writeStill(paths[index], still.png);
     results.push({
       file: document.name,
       ok: true,
