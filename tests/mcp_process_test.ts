@@ -5,14 +5,7 @@ import { LineChannel, spawnStdioServer } from "./mcp_channels.ts";
 import { connectionFromConn } from "../lib/rpc/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 import { exists } from "./fakes/shared.ts";
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { waitUntil } from "./fakes/wait_until.ts";
 
 async function tempPath(name: string): Promise<{ dir: string; path: string }> {
   const dir = await Deno.makeTempDir({ prefix: "syn_mcp_proc_" });
@@ -24,7 +17,7 @@ Deno.test("mcp-serve --stdio writes the ready file and line, and removes the fil
   const server = spawnStdioServer({ env: { MCP_READY_FILE: readyFile } });
   const channel = new LineChannel(server.connection);
   try {
-    await waitFor(() => server.stderr().includes("mcp:ready mode=stdio"), "the ready line");
+    await waitUntil(() => server.stderr().includes("mcp:ready mode=stdio"), "the ready line");
     const content = await Deno.readTextFile(readyFile);
     assert.match(content, /^\d+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n$/);
     assert.equal(Number(content.split(" ")[0]), server.child.pid);
@@ -48,7 +41,7 @@ Deno.test("mcp-serve never writes through a symlink planted at the ready file's 
     await Deno.symlink(victim, readyFile);
     const server = spawnStdioServer({ env: { MCP_READY_FILE: readyFile } });
     try {
-      await waitFor(() => server.stderr().includes("mcp:ready mode=stdio"), "the ready line");
+      await waitUntil(() => server.stderr().includes("mcp:ready mode=stdio"), "the ready line");
       assert.equal(await Deno.readTextFile(victim), "keep me\n");
       // A link is not our ready file: it is neither followed nor removed, and said so.
       assert.equal(Deno.lstatSync(readyFile).isSymlink, true, "the link was replaced");
@@ -86,7 +79,7 @@ Deno.test("SIGTERM during a slow request: the response arrives, the ready file g
   const server = spawnStdioServer({ env: { MCP_READY_FILE: readyFile }, delayMs: 700 });
   const channel = new LineChannel(server.connection);
   try {
-    await waitFor(() => exists(readyFile), "the ready file");
+    await waitUntil(() => exists(readyFile), "the ready file");
     await channel.send('{"jsonrpc":"2.0","id":"slow","method":"list_schemas"}\n');
     await new Promise((resolve) => setTimeout(resolve, 150)); // the request is in flight
     server.child.kill("SIGTERM");
@@ -111,7 +104,7 @@ Deno.test("SIGINT on an idle TCP server exits 0 at once", async () => {
     env: { MCP_READY_FILE: readyFile },
   });
   try {
-    await waitFor(() => /address=127\.0\.0\.1:\d+/.test(server.stderr()), "the ready line");
+    await waitUntil(() => /address=127\.0\.0\.1:\d+/.test(server.stderr()), "the ready line");
     server.child.kill("SIGINT");
     assert.equal((await server.child.status).code, 0);
     assert.equal(exists(readyFile), false);
@@ -130,7 +123,7 @@ Deno.test("mcp-serve --tcp answers, and SIGTERM lets the in-flight request finis
   });
   let channel: LineChannel | undefined;
   try {
-    await waitFor(
+    await waitUntil(
       () => /mcp:ready mode=tcp address=127\.0\.0\.1:\d+/.test(server.stderr()),
       "ready",
     );
@@ -182,7 +175,7 @@ Deno.test("mcp-serve --socket replaces a stale socket file and removes it on exi
   });
   let channel: LineChannel | undefined;
   try {
-    await waitFor(() => server.stderr().includes("mcp:ready mode=socket"), "ready");
+    await waitUntil(() => server.stderr().includes("mcp:ready mode=socket"), "ready");
     channel = new LineChannel(
       connectionFromConn(await Deno.connect({ transport: "unix", path: socketPath })),
     );

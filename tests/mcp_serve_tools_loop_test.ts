@@ -13,6 +13,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { openSqliteEventStore } from "../lib/synthesize/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 import { connectHttpClient, spawnHttpServer } from "./fakes/mcp_http_child.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 const SESSIONS = 30;
 const CHAIN = "fs.list_dir>fs.read_text";
@@ -47,19 +48,19 @@ async function syn(cwd: string, args: string[]) {
   return result.stdout;
 }
 
-/** Waits (10 s at most) until the server has appended `count` events. */
+/** Waits (10 s at most) until the server has appended `count` events; more fails at once. */
 async function eventsRecorded(state: string, count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const store = openSqliteEventStore(state);
-    const { events } = await store.stats();
-    await store.close();
-    if (events === count) return;
-    if (events > count || Date.now() > deadline) {
-      throw new Error(`expected ${count} recorded events, found ${events}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    async () => {
+      const store = openSqliteEventStore(state);
+      const { events } = await store.stats();
+      await store.close();
+      if (events > count) throw new Error(`expected ${count} recorded events, found ${events}`);
+      return events === count;
+    },
+    `${count} recorded events`,
+    { intervalMs: 50 },
+  );
 }
 
 Deno.test({

@@ -7,6 +7,7 @@ import { settlesWithin } from "../lib/rpc/mod.ts";
 import { denoDir } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 import { newService } from "./mcp_channels.ts";
 
 const { createValidatorHandler, startValidatorServer } = await loadServerSide();
@@ -209,10 +210,7 @@ Deno.test("connectValidator() close() stops a stdio child that ignores its input
       timeoutMs: 200,
       closeGraceMs: 100,
     });
-    const deadline = Date.now() + 10_000;
-    while (!warnings.includes("validator: armed") && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitUntil(() => warnings.includes("validator: armed"), "the child's armed line");
     assert.equal((await client.validateAsset({ name: "x" })).reason, "timeout");
     // Without the SIGTERM → SIGKILL escalation close() never returns: the limit fails instead.
     const closing = client.close();
