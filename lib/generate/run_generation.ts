@@ -50,7 +50,8 @@ export interface GenerationOutcome {
   status: GenerationStatus;
   trace_id: string;
   engine: string;
-  mode: "mock" | "live" | "local";
+  /** The asset's `provenance.mode`: `live` only for a live provider call. */
+  mode: "mock" | "live";
   strict: boolean;
   severity: "info" | "warning" | "error";
   prompt: string;
@@ -124,7 +125,7 @@ function produceDeterministic(
     responseHash: responseHash(raw),
   });
   const asset = withProvenance(normalizeAsset(raw, { features }), provenance);
-  return { asset, provenance, failure: null, mode: "local" };
+  return { asset, provenance, failure: null, mode: provenance.mode };
 }
 
 /** Step 1, external: the provider call (retries and normalization live in the generator). */
@@ -412,7 +413,7 @@ export async function runBatch(
           status: "failed",
           trace_id: deps.newTraceId(),
           engine: config.engine,
-          mode: config.engine === "deterministic" ? "local" : deps.external?.mode ?? "mock",
+          mode: deps.external?.mode ?? "mock",
           strict: config.strict,
           severity: "error",
           prompt: promptForLog(prompts[index]),

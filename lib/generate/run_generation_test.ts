@@ -79,6 +79,9 @@ Deno.test("runGeneration() validates, persists and logs a deterministic asset", 
   const [record] = await checkRecords(world.log, "generator");
   assert.equal(record.trace_id, outcome.trace_id);
   assert.equal(record.severity, "info");
+  // One word for the mode: the summary and the log say what the asset says.
+  assert.equal(outcome.mode, "mock");
+  assert.equal(record.mode, "mock");
   await assert.rejects(() => Deno.stat(world.log.path("external")));
 });
 
