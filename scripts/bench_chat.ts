@@ -175,6 +175,7 @@ function gateway(bufferChunks: number): Subject {
     maxSessions: SESSIONS * (ROUNDS + 2),
     maxSockets: SESSIONS * 2,
     maxSocketsPerPeer: SESSIONS * 2,
+    peerEntropyBudget: 1000,
     openSession: (id) => {
       const times: number[] = [];
       deltas.set(id, times);

@@ -257,7 +257,11 @@ Deno.test({
   name: "gateway: 200 concurrent sessions each get their whole reply",
   async fn() {
     // One peer drives all 200: its budget (shared by its sessions) is raised to match.
-    await using fixture = await gatewayFixture({ chunkSize: 6, config: { entropy_budget: 1000 } });
+    await using fixture = await gatewayFixture({
+      chunkSize: 6,
+      config: { entropy_budget: 1000 },
+      limits: { peerEntropyBudget: 1000 },
+    });
     const sockets = await Promise.all(
       Array.from({ length: 200 }, (_, i) => fixture.ws(`/chat/kgent?session=load${i}`)),
     );

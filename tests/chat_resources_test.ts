@@ -115,7 +115,10 @@ Deno.test({
   ...TEST,
   name: "gateway: a new session id does not buy a new entropy budget",
   async fn() {
-    await using fixture = await gatewayFixture({ config: { entropy_budget: 0.0015 } });
+    await using fixture = await gatewayFixture({
+      config: { entropy_budget: 0.0015 },
+      limits: { peerEntropyBudget: 0.0015 },
+    });
     const first = await fixture.ws("/chat/kgent?session=spend1");
     first.message("hi", "c1");
     await first.done("c1");
@@ -123,6 +126,66 @@ Deno.test({
     fresh.message("hi again", "c2");
     await fresh.until(() => fresh.of("c2").length >= 1, "an answer");
     assert.equal(fresh.of("c2")[0].payload.code, "RATE_LIMITED");
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "gateway: 50 sessions from one address (a reverse proxy) each get their normal replies",
+  async fn() {
+    // The defaults of syn chat serve: every user behind one proxy shares its address.
+    await using fixture = await gatewayFixture({
+      config: { entropy_budget: DEFAULT_CHAT_FLUX_CONFIG.entropy_budget },
+      limits: {},
+    });
+    const sessions = 50;
+    // Two DIALOGUE replies use 0.08 of a session's own 0.10: its normal share.
+    const replies = 2;
+    const sockets = await Promise.all(
+      Array.from({ length: sessions }, (_, index) => fixture.ws(`/chat/kgent?session=u${index}`)),
+    );
+    for (let round = 0; round < replies; round++) {
+      for (const [index, socket] of sockets.entries()) {
+        socket.message("hello", `u${index}-${round}`);
+      }
+      await Promise.all(sockets.map((socket, index) =>
+        socket.until(
+          () =>
+            socket.of(`u${index}-${round}`).some((event) =>
+              event.event_type === "done" || event.event_type === "error"
+            ),
+          `the answer to u${index}-${round}`,
+          30_000,
+        )
+      ));
+    }
+    const limited = sockets.flatMap((socket) =>
+      socket.events.filter((event) => event.payload.code === "RATE_LIMITED")
+    );
+    assert.equal(limited.length, 0, `${limited.length} of ${sessions * replies} replies refused`);
+    const asked = fixture.llm.requests.map((request) =>
+      (request.body as Record<string, unknown>).max_completion_tokens
+    );
+    assert.equal(asked.length, sessions * replies);
+    assert.deepEqual(new Set(asked), new Set([4000]), "a reply was cut down to a lower tier");
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "gateway: the per-address budget is its own setting and still caps one address",
+  async fn() {
+    await using fixture = await gatewayFixture({
+      config: { entropy_budget: 1000 },
+      limits: { peerEntropyBudget: 0.0015 },
+    });
+    const first = await fixture.ws("/chat/kgent?session=p1");
+    first.message("hi", "c1");
+    await first.done("c1");
+    const second = await fixture.ws("/chat/kgent?session=p2");
+    second.message("hi", "c2");
+    await second.until(() => second.of("c2").length >= 1, "an answer");
+    assert.equal(second.of("c2")[0].payload.code, "RATE_LIMITED");
   },
 });
 

@@ -31,6 +31,13 @@ export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_MAX_SOCKETS = 256;
 /** Open WebSockets of one peer address (default of `maxSocketsPerPeer`). */
 export const DEFAULT_MAX_SOCKETS_PER_PEER = 64;
+/**
+ * Entropy one peer address may spend across all its sessions, by default (`--peer-entropy-budget`):
+ * fifty sessions' own default budgets (0.10 each), so the users behind one reverse proxy —
+ * one address for all — each get their normal replies, while one address still cannot buy
+ * unbounded entropy by making up session ids.
+ */
+export const DEFAULT_PEER_ENTROPY_BUDGET = 5.0;
 /** Peers whose entropy budget is remembered at once; a full bucket is forgotten first. */
 const MAX_CLIENT_BUDGETS = 4096;
 /** How long a resume waits for a socket to drain before it gives up on the reader. */
@@ -75,6 +82,11 @@ export interface GatewayOptions {
   maxSockets?: number;
   /** Open WebSockets of one peer address (default 64). */
   maxSocketsPerPeer?: number;
+  /**
+   * Entropy one peer address may spend across its sessions; it refills like a session's
+   * (default {@linkcode DEFAULT_PEER_ENTROPY_BUDGET}).
+   */
+  peerEntropyBudget?: number;
   /** The runtime's upgrade (default `Deno.upgradeWebSocket`). */
   upgradeWebSocket?: UpgradeWebSocket;
 }
@@ -231,7 +243,7 @@ export class ChatGateway {
     let budget = this.#budgets.get(peer);
     if (!budget) {
       if (this.#budgets.size >= MAX_CLIENT_BUDGETS) this.#forgetFullBudgets();
-      budget = new EntropyBucket(this.#options.config.entropy_budget, {
+      budget = new EntropyBucket(this.#options.peerEntropyBudget ?? DEFAULT_PEER_ENTROPY_BUDGET, {
         clock: this.#clock,
       });
       this.#budgets.set(peer, budget);

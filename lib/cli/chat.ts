@@ -35,7 +35,8 @@ export const help =
 Usage:
   syn chat [--session ID] [--state-dir DIR] [--root DIR] [--engine E] [options]
   syn chat serve [--host H] [--port N] [--ready-file F] [--state-dir DIR] [--root DIR]
-                 [--engine E] [--stream-timeout-s S] [--entropy-budget B] [--session-ttl-s S]
+                 [--engine E] [--stream-timeout-s S] [--entropy-budget B]
+                 [--peer-entropy-budget B] [--session-ttl-s S]
                  [--allow-host NAME] [--allow-origin O] [--no-auth] [--max-sessions N]
                  [--max-connections N]
 
@@ -92,8 +93,11 @@ Options:
   --shell-allow LIST    programs added to the shell allowlist (comma-separated)
   --log-content         write chat content into traces
   --stream-timeout-s S  longest a reply may take (default 30)
-  --entropy-budget B    entropy a session (and, served, each peer address) may spend before
-                        RATE_LIMITED (default 0.10)
+  --entropy-budget B    entropy a session may spend before RATE_LIMITED; it refills over 60 s
+                        (default 0.10)
+  --peer-entropy-budget B  (serve) entropy one peer address may spend across all its sessions
+                        (default 5.0: fifty sessions' default budgets, for the users behind one
+                        reverse proxy)
   --host H, --port N    (serve) where to listen (default 127.0.0.1, port 0 = any free)
   --ready-file F        (serve) written once listening: {"host","port","url"}; removed on exit
   --session-ttl-s S     (serve) idle seconds before a session is closed (default 1800)
@@ -131,6 +135,7 @@ const OPTIONS = {
   "log-content": { type: "boolean" },
   "stream-timeout-s": { type: "string" },
   "entropy-budget": { type: "string" },
+  "peer-entropy-budget": { type: "string" },
   host: { type: "string" },
   port: { type: "string" },
   "ready-file": { type: "string" },
@@ -438,6 +443,10 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
     maxSessions: countFlag(values, "max-sessions"),
     maxSockets: countFlag(values, "max-connections"),
     maxSocketsPerPeer: countFlag(values, "max-connections-per-peer"),
+    peerEntropyBudget: numberFlag("peer-entropy-budget", values["peer-entropy-budget"], {
+      min: 0,
+      max: 100_000,
+    }),
     openSession: (id, agent) => openChatSession(env, id, agent),
     log,
   });

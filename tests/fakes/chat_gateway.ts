@@ -128,7 +128,10 @@ export async function gatewayFixture(
     maxBufferedBytes?: number;
     fault?: string;
     /** Caps (defaults high enough for the 200-session tests). */
-    limits?: Pick<GatewayOptions, "maxSessions" | "maxSockets" | "maxSocketsPerPeer">;
+    limits?: Pick<
+      GatewayOptions,
+      "maxSessions" | "maxSockets" | "maxSocketsPerPeer" | "peerEntropyBudget"
+    >;
     /** Hands out sessions; the default opens a bare one on the mock provider. */
     openSession?: GatewayOptions["openSession"];
   } = {},
