@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type RpcConnection, settlesWithin } from "../rpc/mod.ts";
 import { fakeSchemaStore } from "../../tests/mcp_fake_store.ts";
+import { waitUntil } from "../../tests/fakes/wait_until.ts";
 import { startValidatorServer } from "./serve_validator.ts";
 import { createValidatorHandler } from "./validator_handler.ts";
 import { ValidatorService } from "./validator_service.ts";
@@ -29,10 +30,10 @@ Deno.test("startValidatorServer() stdio shutdown is not held up by a reader that
     { shutdownGraceMs: 50 },
   );
   input.enqueue(encoder.encode('{"jsonrpc":"2.0","id":1,"method":"list_schemas"}\n'));
-  const deadline = Date.now() + 5_000;
-  while (writes.length === 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitUntil(() => writes.length > 0, "the reply's write", {
+    timeoutMs: 5_000,
+    intervalMs: 5,
+  });
   assert.equal(writes.length, 1, "the reply was attempted");
   // Without the grace period this never returns; the limit turns a hang into a failure.
   const stopping = server.shutdown();
