@@ -43,8 +43,9 @@ type TraceEvent = Parameters<TraceWriter>[0];
 /**
  * An event without chat content (K-gent API §7: no logging of raw content): a tool's
  * output keeps only its size, and its arguments keep their shape, numbers, booleans and
- * the strings that name things (`path`, `cmd`, ids, a URL without its query); every other
- * string — `fs.write_text`'s `text`, any argument a tool adds later — keeps only its length.
+ * the strings that name things (`path`, ids, a URL without its query, the program of a
+ * `shell.exec` command line — its arguments may carry anything); every other string —
+ * `fs.write_text`'s `text`, any argument a tool adds later — keeps only its length.
  */
 export function traceRecord(event: TraceEvent): TraceEvent {
   const data = { ...event.data };
@@ -55,12 +56,13 @@ export function traceRecord(event: TraceEvent): TraceEvent {
   return { ...event, data };
 }
 
-const NAMING_KEYS = new Set(["path", "cmd", "id", "tool"]);
+const NAMING_KEYS = new Set(["path", "id", "tool"]);
 
 function withoutContent(value: unknown, key = ""): unknown {
   if (typeof value === "string") {
     if (NAMING_KEYS.has(key) || value === REDACTED) return value;
     if (key === "url") return urlWithoutQuery(value);
+    if (key === "cmd") return programOnly(value);
     return `<${value.length} chars>`;
   }
   if (Array.isArray(value)) return value.map((item) => withoutContent(item));
@@ -70,6 +72,16 @@ function withoutContent(value: unknown, key = ""): unknown {
     );
   }
   return value;
+}
+
+/** `grep -r x .` → `grep <8 chars>`; a first word that is not a plain program name keeps nothing. */
+function programOnly(command: string): string {
+  const trimmed = command.trim();
+  const word = /^\S+/.exec(trimmed)?.[0] ?? "";
+  if (!/^[A-Za-z0-9._+\/-]+$/.test(word)) return `<${command.length} chars>`;
+  const program = word.slice(word.lastIndexOf("/") + 1) || `<${word.length} chars>`;
+  const rest = trimmed.slice(word.length).trimStart();
+  return rest ? `${program} <${rest.length} chars>` : program;
 }
 
 function urlWithoutQuery(text: string): string {

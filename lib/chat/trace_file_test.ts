@@ -34,3 +34,24 @@ Deno.test("traceRecord() keeps names and shape of tool arguments, never their co
   });
   assert.equal(event.data.input_params.text, "secret body", "the event itself is not changed");
 });
+
+Deno.test("traceRecord() keeps only the program name of a shell.exec command line", () => {
+  const record = (cmd: string) =>
+    traceRecord({
+      ts: 1,
+      kind: "tool_start",
+      data: { tool_id: "shell.exec", input_params: { cmd, timeout_s: 5 } },
+    }).data.input_params;
+  assert.deepEqual(record("curl -H 'Authorization: Bearer abc' https://x.test"), {
+    cmd: "curl <45 chars>",
+    timeout_s: 5,
+  });
+  assert.deepEqual(record("  /usr/bin/grep -r password ."), {
+    cmd: "grep <13 chars>",
+    timeout_s: 5,
+  });
+  assert.deepEqual(record("ls"), { cmd: "ls", timeout_s: 5 });
+  // A first word that is not a plain program name keeps nothing but its length.
+  assert.deepEqual(record("'my secret' x"), { cmd: "<13 chars>", timeout_s: 5 });
+  assert.deepEqual(record("A=secret env"), { cmd: "<12 chars>", timeout_s: 5 });
+});
