@@ -5,6 +5,7 @@ import { LineChannel, spawnStdioServer } from "./mcp_channels.ts";
 import { connectionFromConn } from "../lib/rpc/mod.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 import { exists } from "./fakes/shared.ts";
+import { SOCKET_TESTS } from "./fakes/socket_tests.ts";
 import { waitUntil } from "./fakes/wait_until.ts";
 
 async function tempPath(name: string): Promise<{ dir: string; path: string }> {
@@ -147,57 +148,61 @@ Deno.test("mcp-serve --tcp answers, and SIGTERM lets the in-flight request finis
   }
 });
 
-Deno.test("mcp-serve --socket replaces a stale socket file and removes it on exit", async () => {
-  const { dir, path: socketPath } = await tempPath("mcp.sock");
-  // A stale socket: its server was killed and never unlinked it.
-  const owner = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `Deno.listen({ transport: "unix", path: ${JSON.stringify(socketPath)} });` +
-      `console.log("up"); setInterval(() => {}, 1000);`,
-    ],
-    clearEnv: true,
-    env: childEnv(),
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const ownerStderr = new Response(owner.stderr).text();
-  const reader = owner.stdout.getReader();
-  await reader.read();
-  reader.releaseLock();
-  owner.kill("SIGKILL");
-  await owner.status;
-  await owner.stdout.cancel();
-  assert.equal(exists(socketPath), true, await ownerStderr);
-  const server = spawnStdioServer({
-    args: [],
-    env: { MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socketPath, MCP_READY_FILE: `${dir}/ready` },
-  });
-  let channel: LineChannel | undefined;
-  try {
-    await waitUntil(() => server.stderr().includes("mcp:ready mode=socket"), "ready");
-    channel = new LineChannel(
-      connectionFromConn(await Deno.connect({ transport: "unix", path: socketPath })),
-    );
-    const reply = await channel.request({ jsonrpc: "2.0", id: 1, method: "list_examples" });
-    assert.equal((reply.result as { ok: boolean }).ok, true);
-    channel.close();
-    channel = undefined;
-    // A second server must not steal a live socket.
-    const second = await runSyn(["mcp-serve", "--socket", socketPath], {
-      env: { MCP_READY_FILE: `${dir}/ready2` },
+Deno.test({
+  name: "mcp-serve --socket replaces a stale socket file and removes it on exit",
+  ignore: SOCKET_TESTS.ignore,
+  fn: async () => {
+    const { dir, path: socketPath } = await tempPath("mcp.sock");
+    // A stale socket: its server was killed and never unlinked it.
+    const owner = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `Deno.listen({ transport: "unix", path: ${JSON.stringify(socketPath)} });` +
+        `console.log("up"); setInterval(() => {}, 1000);`,
+      ],
+      clearEnv: true,
+      env: childEnv(),
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const ownerStderr = new Response(owner.stderr).text();
+    const reader = owner.stdout.getReader();
+    await reader.read();
+    reader.releaseLock();
+    owner.kill("SIGKILL");
+    await owner.status;
+    await owner.stdout.cancel();
+    assert.equal(exists(socketPath), true, await ownerStderr);
+    const server = spawnStdioServer({
+      args: [],
+      env: { MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socketPath, MCP_READY_FILE: `${dir}/ready` },
     });
-    // Not bad usage: the job (listening) failed.
-    assert.equal(second.code, 1);
-    assert.match(second.stderr, /already listening/);
-    server.child.kill("SIGTERM");
-    assert.equal((await server.child.status).code, 0);
-    assert.equal(exists(socketPath), false);
-  } finally {
-    channel?.close();
-    await server.stop();
-    await Deno.remove(dir, { recursive: true });
-  }
+    let channel: LineChannel | undefined;
+    try {
+      await waitUntil(() => server.stderr().includes("mcp:ready mode=socket"), "ready");
+      channel = new LineChannel(
+        connectionFromConn(await Deno.connect({ transport: "unix", path: socketPath })),
+      );
+      const reply = await channel.request({ jsonrpc: "2.0", id: 1, method: "list_examples" });
+      assert.equal((reply.result as { ok: boolean }).ok, true);
+      channel.close();
+      channel = undefined;
+      // A second server must not steal a live socket.
+      const second = await runSyn(["mcp-serve", "--socket", socketPath], {
+        env: { MCP_READY_FILE: `${dir}/ready2` },
+      });
+      // Not bad usage: the job (listening) failed.
+      assert.equal(second.code, 1);
+      assert.match(second.stderr, /already listening/);
+      server.child.kill("SIGTERM");
+      assert.equal((await server.child.status).code, 0);
+      assert.equal(exists(socketPath), false);
+    } finally {
+      channel?.close();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
 
 Deno.test("mcp-serve refuses to replace a file that is not a socket", async () => {

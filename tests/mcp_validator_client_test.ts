@@ -7,6 +7,7 @@ import { settlesWithin } from "../lib/rpc/mod.ts";
 import { denoDir } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.ts";
+import { SOCKET_TESTS } from "./fakes/socket_tests.ts";
 import { waitUntil } from "./fakes/wait_until.ts";
 import { newService } from "./mcp_channels.ts";
 
@@ -231,50 +232,54 @@ Deno.test("connectValidator() reports a missing adapter binary as transport_erro
   await client.close();
 });
 
-Deno.test("connectValidator() over tcp and socket, with the deprecation warning", async () => {
-  const service = await newService();
-  const dir = await Deno.makeTempDir({ prefix: "syn_mcp_client_" });
-  const tcp = await startValidatorServer(
-    { mode: "tcp", hostname: "127.0.0.1", port: 0 },
-    () => createValidatorHandler(service),
-  );
-  const socket = await startValidatorServer(
-    { mode: "socket", path: `${dir}/v.sock` },
-    () => createValidatorHandler(service),
-  );
-  try {
-    const warnings: string[] = [];
-    const overTcp = await connectValidator({
-      config: envOf({
-        MCP_ENDPOINT: "tcp",
-        MCP_HOST: "127.0.0.1",
-        MCP_PORT: tcp.address.split(":")[1],
-        SYN_SCHEMAS_DIR: "/ignored",
-      }),
-      selfCommand: SELF_COMMAND,
-      warn: (line) => warnings.push(line),
-    });
-    assert.equal(overTcp.transport, "tcp");
-    assert.deepEqual(await overTcp.validateAsset({ name: "x" }, "synesthetic-asset"), {
-      ok: true,
-      errors: [],
-    });
-    assert.equal(warnings.filter((line) => line.includes("SYN_SCHEMAS_DIR")).length, 1);
-    const overSocket = await connectValidator({
-      config: envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socket.address }),
-      selfCommand: SELF_COMMAND,
-    });
-    assert.equal(overSocket.transport, "socket");
-    const invalid = await overSocket.validateAsset({ name: 3 }, "synesthetic-asset");
-    assert.equal(invalid.ok, false);
-    assert.deepEqual(invalid.errors?.map((error) => error.path), ["/name"]);
-    await overTcp.close();
-    await overSocket.close();
-  } finally {
-    await tcp.shutdown();
-    await socket.shutdown();
-    await Deno.remove(dir, { recursive: true });
-  }
+Deno.test({
+  name: "connectValidator() over tcp and socket, with the deprecation warning",
+  ignore: SOCKET_TESTS.ignore,
+  fn: async () => {
+    const service = await newService();
+    const dir = await Deno.makeTempDir({ prefix: "syn_mcp_client_" });
+    const tcp = await startValidatorServer(
+      { mode: "tcp", hostname: "127.0.0.1", port: 0 },
+      () => createValidatorHandler(service),
+    );
+    const socket = await startValidatorServer(
+      { mode: "socket", path: `${dir}/v.sock` },
+      () => createValidatorHandler(service),
+    );
+    try {
+      const warnings: string[] = [];
+      const overTcp = await connectValidator({
+        config: envOf({
+          MCP_ENDPOINT: "tcp",
+          MCP_HOST: "127.0.0.1",
+          MCP_PORT: tcp.address.split(":")[1],
+          SYN_SCHEMAS_DIR: "/ignored",
+        }),
+        selfCommand: SELF_COMMAND,
+        warn: (line) => warnings.push(line),
+      });
+      assert.equal(overTcp.transport, "tcp");
+      assert.deepEqual(await overTcp.validateAsset({ name: "x" }, "synesthetic-asset"), {
+        ok: true,
+        errors: [],
+      });
+      assert.equal(warnings.filter((line) => line.includes("SYN_SCHEMAS_DIR")).length, 1);
+      const overSocket = await connectValidator({
+        config: envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: socket.address }),
+        selfCommand: SELF_COMMAND,
+      });
+      assert.equal(overSocket.transport, "socket");
+      const invalid = await overSocket.validateAsset({ name: 3 }, "synesthetic-asset");
+      assert.equal(invalid.ok, false);
+      assert.deepEqual(invalid.errors?.map((error) => error.path), ["/name"]);
+      await overTcp.close();
+      await overSocket.close();
+    } finally {
+      await tcp.shutdown();
+      await socket.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
 
 Deno.test("connectValidator() calls resolve with transport_error when the server goes away", async () => {

@@ -139,6 +139,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = Object.freeze([
     "Folder valid generated assets are written to. --out wins.",
   ),
   variable(
+    "LABS_SOCKET_TESTS",
+    "1 | 0",
+    "0: run where Unix sockets work, skipped with a message elsewhere",
+    ["deno task test"],
+    "Socket tests (Labs spec): 1 = the Unix socket transport tests must run, and fail where none can be made.",
+  ),
+  variable(
     "LABS_EXTERNAL_LIVE",
     "1 | anything else",
     "mock mode",
@@ -295,6 +302,8 @@ export interface SynConfig {
     readonly failFast?: string;
     readonly logDir?: string;
     readonly outputDir?: string;
+    /** `LABS_SOCKET_TESTS=1`: the socket transport tests must run (read by the test suite). */
+    readonly socketTests: boolean;
   };
   readonly llm: LlmSettings;
   readonly stateDir?: string;
@@ -349,6 +358,7 @@ export function loadConfig(read: (name: string) => string | undefined): SynConfi
       failFast: get("LABS_FAIL_FAST"),
       logDir: get("LABS_LOG_DIR"),
       outputDir: get("LABS_OUTPUT_DIR"),
+      socketTests: get("LABS_SOCKET_TESTS") === "1",
     },
     llm: {
       live: get("LABS_EXTERNAL_LIVE") === "1",
