@@ -38,6 +38,34 @@ export interface HeadlessChromium {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** Variables the browser keeps from syn's environment: where programs are, language, time. */
+const KEPT_VARIABLES = ["PATH", "LANG", "LC_ALL", "TZ", "TMPDIR"];
+
+/**
+ * The browser's environment: `HOME` and the XDG folders inside its throwaway profile, so
+ * what Chromium and the libraries it loads write by themselves (`~/.config/chromium`'s crash
+ * reports, `~/.config/pulse`, `~/.cache/dconf`, font caches) goes away with the profile and
+ * never lands in the user's home; nothing else of syn's environment (keys included).
+ */
+export function browserEnvironment(
+  profile: string,
+  env: (name: string) => string | undefined,
+): Record<string, string> {
+  const kept = KEPT_VARIABLES.flatMap((name) => {
+    const value = env(name);
+    return value === undefined ? [] : [[name, value] as const];
+  });
+  return {
+    ...Object.fromEntries(kept),
+    HOME: profile,
+    XDG_CONFIG_HOME: `${profile}/config`,
+    XDG_CACHE_HOME: `${profile}/cache`,
+    XDG_DATA_HOME: `${profile}/data`,
+    XDG_STATE_HOME: `${profile}/state`,
+    XDG_RUNTIME_DIR: `${profile}/runtime`,
+  };
+}
+
 /**
  * Starts headless Chromium with WebGL2 on the CPU (SwiftShader) and every background
  * connection cut: it may reach 127.0.0.1 only. playwright-core is loaded here, on first
@@ -53,10 +81,12 @@ export async function launchChromium(executablePath: string): Promise<HeadlessCh
   const profile = await Deno.makeTempDir({ prefix: "syn-chromium-" });
   let browser: Browser;
   try {
+    await Deno.mkdir(`${profile}/runtime`, { mode: 0o700 });
     browser = await chromium.launch({
       executablePath,
       ignoreDefaultArgs: true,
       timeout: 30_000,
+      env: browserEnvironment(profile, (name) => Deno.env.get(name)),
       args: [
         "--headless",
         "--no-sandbox",
