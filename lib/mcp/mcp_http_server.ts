@@ -25,12 +25,19 @@ export const MAX_MCP_SESSIONS = 64;
 export const MCP_SESSION_IDLE_MS = 10 * 60_000;
 /** The largest request body, by default: the same 1 MiB as an NDJSON line. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+/**
+ * How long a request body may take to arrive, by default (30 s), then `408`: a peer that
+ * sends its body a byte at a time would otherwise hold one of its in-flight slots forever.
+ */
+export const MCP_BODY_READ_MS = 30_000;
 
 /** Options of {@linkcode McpHttpEndpoint}. */
 export interface McpHttpHandlerOptions {
   maxSessions?: number;
   sessionIdleMs?: number;
   maxBodyBytes?: number;
+  /** Longest wait for a whole request body, in ms (default {@linkcode MCP_BODY_READ_MS}). */
+  bodyReadMs?: number;
   log?: (line: string) => void;
   clock?: Clock;
 }
@@ -50,6 +57,7 @@ export class McpHttpEndpoint {
   readonly #factory: McpServerFactory;
   readonly #maxSessions: number;
   readonly #maxRequestBodySize: number;
+  readonly #bodyReadMs: number;
   readonly #log: (line: string) => void;
   readonly #sessions: McpSessionTable<LiveSession>;
   readonly #modern: McpHttpHandler;
@@ -60,6 +68,7 @@ export class McpHttpEndpoint {
     this.#factory = factory;
     this.#maxSessions = options.maxSessions ?? MAX_MCP_SESSIONS;
     this.#maxRequestBodySize = options.maxBodyBytes ?? MAX_MCP_BODY_BYTES;
+    this.#bodyReadMs = options.bodyReadMs ?? MCP_BODY_READ_MS;
     this.#log = options.log ?? (() => {});
     this.#sessions = new McpSessionTable<LiveSession>({
       maxSessions: this.#maxSessions,
@@ -96,11 +105,20 @@ export class McpHttpEndpoint {
     const gone = new AbortController();
     completed.catch(() => gone.abort());
     try {
+      const body = await readBody(request, {
+        maxBytes: this.#maxRequestBodySize,
+        deadlineMs: this.#bodyReadMs,
+      });
+      if (body === "too_large") return jsonRpcError(413, "Payload Too Large", CLOSE);
+      if (body === "too_slow") {
+        this.#log(`mcp:reject reason=body_timeout limit_ms=${this.#bodyReadMs}`);
+        return jsonRpcError(408, "Request Timeout: the body did not arrive in time", CLOSE);
+      }
       // Built from parts: `new Request(request, …)` would still watch the runtime's signal.
       const forwarded = new Request(request.url, {
         method: request.method,
         headers: request.headers,
-        body: request.body,
+        body,
         signal: gone.signal,
       });
       const legacy = await isLegacyRequest(forwarded, undefined, {
@@ -144,6 +162,12 @@ export class McpHttpEndpoint {
     if (id === null) {
       if (request.method === "POST") return await this.#openSession(request);
       return jsonRpcError(400, "Bad Request: Mcp-Session-Id header is required");
+    }
+    // A GET opens a standalone stream: it renews the session but does not keep it alive.
+    if (request.method === "GET") {
+      const streamed = this.#sessions.touch(id);
+      if (!streamed) return jsonRpcError(404, "Session not found", {}, -32001);
+      return await streamed.transport.handleRequest(request);
     }
     const session = this.#sessions.begin(id);
     if (!session) return jsonRpcError(404, "Session not found", {}, -32001);
@@ -205,6 +229,48 @@ class InFlight {
     if (this.#count === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
+}
+
+/** A refusal that leaves a body unread also ends the connection it came on. */
+const CLOSE = { connection: "close" };
+
+/**
+ * A request's whole body within `deadlineMs` and `maxBytes` (`null` for none), or why not.
+ * A declared length over the cap is refused before a byte is read.
+ */
+async function readBody(
+  request: Request,
+  limits: { maxBytes: number; deadlineMs: number },
+): Promise<Uint8Array<ArrayBuffer> | null | "too_large" | "too_slow"> {
+  if (request.body === null) return null;
+  if (Number(request.headers.get("content-length") ?? 0) > limits.maxBytes) return "too_large";
+  const reader = request.body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"too_slow">((resolve) => {
+    timer = setTimeout(resolve, limits.deadlineMs, "too_slow");
+  });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (true) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === "too_slow") return next;
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limits.maxBytes) return "too_large";
+      chunks.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }
 
 /** A JSON-RPC error with no id, as the SDK's transport answers HTTP-level refusals. */

@@ -22,6 +22,17 @@ async function connect(url: string, token: string) {
   return { client, transport };
 }
 
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  },
+});
+
 function initialize(url: string, token: string, body = ""): Promise<Response> {
   return fetch(url, {
     method: "POST",
@@ -30,16 +41,7 @@ function initialize(url: string, token: string, body = ""): Promise<Response> {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
     },
-    body: body || JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }),
+    body: body || INITIALIZE,
   });
 }
 
@@ -173,4 +175,79 @@ Deno.test("McpHttpEndpoint.expireIdle() closes only sessions idle past the limit
   assert.equal(gone.status, 404);
   await gone.body?.cancel();
   await endpoint.close();
+});
+
+Deno.test("McpHttpEndpoint.expireIdle() closes a session idle past the limit and ends its open stream", async () => {
+  const clock = new FakeClock(1_000);
+  const endpoint = new McpHttpEndpoint(echoServer, { sessionIdleMs: 60_000, clock });
+  const opened = await endpoint.handle(
+    new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: INITIALIZE,
+    }),
+    Promise.resolve(),
+  );
+  const id = opened.headers.get("mcp-session-id")!;
+  await opened.body?.cancel();
+  // The stream stays open: its `completed` never settles while the client holds it.
+  const stream = await endpoint.handle(
+    new Request("http://127.0.0.1/mcp", {
+      headers: {
+        accept: "text/event-stream",
+        "mcp-session-id": id,
+        "mcp-protocol-version": "2025-06-18",
+      },
+    }),
+    new Promise(() => {}),
+  );
+  assert.equal(stream.status, 200);
+  const ended = stream.body!.pipeTo(new WritableStream()).then(() => "ended", () => "ended");
+  clock.current += 59_999;
+  assert.equal(await endpoint.expireIdle(), 0);
+  clock.current += 1;
+  assert.equal(await endpoint.expireIdle(), 1, "a held stream kept the session alive");
+  assert.equal(endpoint.sessionCount, 0);
+  assert.equal(await ended, "ended");
+  await endpoint.close();
+});
+
+Deno.test("startMcpHttpServer() answers 408 to a body not sent within the read deadline, and serves others", async () => {
+  const token = "t0ken-t0ken-t0ken";
+  const server = startMcpHttpServer(echoServer, {
+    hostname: "127.0.0.1",
+    port: 0,
+    token,
+    bodyReadMs: 300,
+  });
+  const port = Number(new URL(server.url).port);
+  const slow = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    // Promises 200 bytes, sends 10, then nothing: a slowloris body.
+    await slow.write(new TextEncoder().encode(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n` +
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+        'Content-Length: 200\r\n\r\n{"jsonrpc"',
+    ));
+    const answer = new Uint8Array(4096);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const read = await Promise.race([
+      slow.read(answer),
+      new Promise<"timeout">((resolve) => (timer = setTimeout(resolve, 10_000, "timeout"))),
+    ]);
+    clearTimeout(timer);
+    assert.notEqual(read, "timeout", "no answer to a body that never came");
+    const head = new TextDecoder().decode(answer.subarray(0, typeof read === "number" ? read : 0));
+    assert.match(head, /^HTTP\/1\.1 408 /);
+    assert.match(head, /\r\nconnection: close\r\n/i);
+    const served = await initialize(server.url, token);
+    assert.equal(served.status, 200);
+    await served.body?.cancel();
+  } finally {
+    slow.close();
+    await server.shutdown();
+  }
 });

@@ -25,6 +25,11 @@ interface Entry<S> {
  * The live MCP sessions of one HTTP server: a cap on how many a client can make us hold,
  * idle expiry, and closing them all on shutdown. Time comes from the injected clock, so
  * expiry is tested without waiting.
+ *
+ * Idle means no request began or was answered for `idleMs`. A standalone stream (the GET a
+ * client may hold for server-sent messages) is not a request being answered: counted as
+ * one it would keep its session forever, and one client holding the table full of such
+ * streams would lock every other client out.
  */
 export class McpSessionTable<S extends Closable> {
   readonly #entries = new Map<string, Entry<S>>();
@@ -65,6 +70,17 @@ export class McpSessionTable<S extends Closable> {
     return entry.session;
   }
 
+  /**
+   * The session, its idle time started again, not marked busy: for a request that does not
+   * end on its own (a standalone stream). `undefined` if there is none by that id.
+   */
+  touch(id: string): S | undefined {
+    const entry = this.#entries.get(id);
+    if (!entry) return undefined;
+    entry.lastUsed = this.#options.clock.now();
+    return entry.session;
+  }
+
   end(id: string): void {
     const entry = this.#entries.get(id);
     if (!entry) return;
@@ -77,7 +93,10 @@ export class McpSessionTable<S extends Closable> {
     return this.#entries.delete(id);
   }
 
-  /** Closes and forgets every session idle past the limit; returns their ids. */
+  /**
+   * Closes and forgets every session idle past the limit, open streams or not (closing a
+   * session ends its streams); returns their ids.
+   */
   async expireIdle(): Promise<string[]> {
     const limit = this.#options.clock.now() - this.#options.idleMs;
     const expired: string[] = [];

@@ -53,6 +53,21 @@ Deno.test("McpSessionTable.expireIdle() closes idle sessions, never one still an
   assert.equal(table.size, 0);
 });
 
+Deno.test("McpSessionTable.expireIdle() closes a session idle past the limit even with a stream open", async () => {
+  const clock = new FakeClock(0);
+  const table = new McpSessionTable<Session>({ maxSessions: 8, idleMs: 1_000, clock });
+  const streaming = new Session();
+  table.add("streaming", streaming);
+  // A standalone GET stream: the session is used, but the stream does not keep it alive.
+  assert.equal(table.touch("streaming"), streaming);
+  assert.equal(table.touch("nobody"), undefined);
+  clock.current = 999;
+  assert.deepEqual(await table.expireIdle(), []);
+  clock.current = 1_000;
+  assert.deepEqual(await table.expireIdle(), ["streaming"]);
+  assert.equal(streaming.closed, 1);
+});
+
 Deno.test("McpSessionTable.closeAll() closes every session once", async () => {
   const table = new McpSessionTable<Session>({
     maxSessions: 8,
