@@ -199,7 +199,7 @@ class HttpLanguageModel implements LanguageModel {
     attemptErrors.push(record);
     const trace = traceId ? ` trace=${traceId}` : "";
     const status = thrown.status === undefined ? "" : ` HTTP ${thrown.status}`;
-    const retry = retryAllowed && thrown.isRetryable && attempt <= this.#config.maxRetries;
+    const retry = retryAllowed && this.#retryable(thrown) && attempt <= this.#config.maxRetries;
     if (!retry) {
       this.#debug(
         `llm ${this.provider}${trace} attempt ${attempt} failed:${status} ${thrown.reason}; giving up`,
@@ -214,6 +214,14 @@ class HttpLanguageModel implements LanguageModel {
       `llm ${this.provider}${trace} attempt ${attempt} failed:${status} ${thrown.reason}; retrying in ${delay} ms`,
     );
     return delay;
+  }
+
+  /** Whether a failure may be retried: by reason, or by status where `retryOn` lists them. */
+  #retryable(thrown: ProviderError): boolean {
+    const retryOn = this.#config.retryOn;
+    if (retryOn === undefined || thrown.status === undefined) return thrown.isRetryable;
+    const quotaExhausted = thrown.reason === "rate_limited" && !thrown.isRetryable;
+    return retryOn.includes(thrown.status) && !quotaExhausted;
   }
 
   #result(

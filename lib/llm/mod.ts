@@ -59,3 +59,4 @@ export {
 export { parseSse, type SseEvent, SseParser } from "./sse.ts";
 export { exampleFromSchema } from "./example_from_schema.ts";
 export { retryDelayFromResponse } from "./retry_delay_from_response.ts";
+export { providerForModel } from "./provider_for_model.ts";

@@ -148,6 +148,13 @@ export interface ModelConfig {
   readonly timeouts: Readonly<Timeouts>;
   /** Retries after the first attempt (spec: 3). */
   readonly maxRetries: number;
+  /**
+   * The HTTP statuses whose failures are retried (the synthesis spec's `retry_on`); a failure
+   * with another status is not, and a 429 whose quota is exhausted never is. Failures without
+   * a status (network errors, client timeouts) are retried as usual. Unset: the Labs rule,
+   * by reason (429, 5xx, 408).
+   */
+  readonly retryOn?: readonly number[];
   /** Every secret value to mask in errors, logs and debug output. */
   readonly secrets: readonly string[];
 }
