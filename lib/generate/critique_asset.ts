@@ -166,15 +166,77 @@ function checkPointerControls(asset: JsonObject): QualityIssue[] {
   return issues;
 }
 
-/** Modulations aim at something that exists. */
+/** Modulations aim at something that exists, and an additive one rests where it should. */
 function checkModulations(asset: JsonObject, known: Targets): QualityIssue[] {
   const issues: QualityIssue[] = [];
   list(asset.modulations).forEach((item, index) => {
     if (!isRecord(item)) return;
     const path = formatPointer(["modulations", index, "target"]);
     checkTarget(item.target, path, known, "modulation_target_missing", issues);
+    checkModulationRest(asset, item, formatPointer(["modulations", index, "offset"]), issues);
   });
   return issues;
+}
+
+/**
+ * An additive modulation's output — `offset` + amplitude · wave — is added to the target's
+ * own value (the canonical baseline's `offset: 0` moves around the declared value). An
+ * offset equal to that value doubles it at rest; a resting value outside the modulation's
+ * min/max is clamped for good.
+ */
+function checkModulationRest(
+  asset: JsonObject,
+  item: JsonObject,
+  path: string,
+  issues: QualityIssue[],
+): void {
+  const { offset, min, max } = item;
+  if (item.type !== "additive" || typeof offset !== "number" || offset === 0) return;
+  const declared = typeof item.target === "string" ? declaredValue(asset, item.target) : undefined;
+  if (declared === undefined) return;
+  const rest = declared + offset;
+  if (declared !== 0 && offset === declared) {
+    issues.push({
+      code: "modulation_offset_doubles_value",
+      severity: "warning",
+      path,
+      message: `an additive offset is added to the target's value ${declared}: this one ` +
+        `rests at ${rest}, not ${declared} (0 keeps the declared value)`,
+    });
+  } else if (
+    (typeof min === "number" && rest < min) || (typeof max === "number" && rest > max)
+  ) {
+    issues.push({
+      code: "modulation_rest_out_of_range",
+      severity: "warning",
+      path,
+      message: `the target's value ${declared} plus offset ${offset} rests at ${rest}, ` +
+        `outside ${quote(min)}…${quote(max)}`,
+    });
+  }
+}
+
+/**
+ * The value an asset declares for a modulation target (`shader.u_r`, `u_r`,
+ * `haptic.intensity`, `tone.detune`): a uniform's default, else an input parameter's.
+ */
+function declaredValue(asset: JsonObject, target: string): number | undefined {
+  const [head, ...rest] = target.split(".");
+  const section = ["shader", "tone", "haptic"].includes(head) && rest.length ? head : "shader";
+  const name = section === head ? rest.join(".") : target;
+  const part = isRecord(asset[section]) ? asset[section] as JsonObject : {};
+  const numeric = (value: unknown) => typeof value === "number" ? value : undefined;
+  if (section === "shader") {
+    const uniform = list(part.uniforms).find((u) => isRecord(u) && u.name === name);
+    if (isRecord(uniform) && numeric(uniform.default) !== undefined) {
+      return numeric(uniform.default);
+    }
+  }
+  const names = new Set([name, `${section}.${name}`]);
+  const parameter = list(part.input_parameters).find((p) =>
+    isRecord(p) && (names.has(String(p.path)) || names.has(String(p.parameter)))
+  );
+  return isRecord(parameter) ? numeric(parameter.default) : undefined;
 }
 
 /** What an issue quotes of a value: JSON, cut short. */

@@ -179,7 +179,11 @@ interface ModulationFields {
   max: number;
 }
 
-/** One additive modulation of `target`. */
+/**
+ * One additive modulation of `target`. Its `offset` is added to the target's own value, as
+ * the canonical baseline's `offset: 0` means ("move around the value the asset declares"):
+ * ours are 0, so the asset rests at what it declares.
+ */
 function modulation(id: string, target: string, fields: ModulationFields) {
   const { min, max, ...wave } = fields;
   return { id, target, type: "additive", ...wave, scale: 1, scaleProfile: "linear", min, max };
@@ -201,7 +205,7 @@ function radiusPulse(radius: number, pulseRate: number, pulsing: boolean) {
     waveform: pulsing ? "sine" : "triangle",
     frequency: pulseRate,
     amplitude: round(radius * (pulsing ? 0.35 : 0.12), 3),
-    offset: radius,
+    offset: 0,
     phase: 0,
     min: 0.05,
     max: 2,
@@ -227,7 +231,7 @@ function hapticPulse(intensity: number, pulseRate: number) {
     waveform: "sine",
     frequency: pulseRate,
     amplitude: round(Math.min(intensity, 1 - intensity, 0.25), 2),
-    offset: intensity,
+    offset: 0,
     phase: 0,
     min: 0,
     max: 1,
