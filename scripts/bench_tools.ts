@@ -81,7 +81,13 @@ for (let i = 0; i < runs; i++) {
   session.close();
 }
 
-const session = await ToolSession.open({ root, registry, bubblewrap: "off" });
+// shell.exec on the argv checks alone needs the opt-in (`--shell-without-bubblewrap`).
+const session = await ToolSession.open({
+  root,
+  registry,
+  bubblewrap: "off",
+  shellWithoutBubblewrap: true,
+});
 await session.call(read);
 const warm: number[] = [];
 const direct: number[] = [];

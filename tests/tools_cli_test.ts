@@ -160,30 +160,45 @@ Deno.test("syn tools run --trace into a folder that does not exist is refused be
   await assert.rejects(Deno.stat(join(fixture.root, "never.txt")), Deno.errors.NotFound);
 });
 
-Deno.test("syn tools run shell.exec says once on stderr when bubblewrap is absent", async () => {
+Deno.test("syn tools run shell.exec without bubblewrap is refused unless --shell-without-bubblewrap", async () => {
   await using fixture = await sandboxFixture();
   const empty = await Deno.makeTempDir({ prefix: "syn-no-bwrap-" });
   try {
     const args = ["tools", "run", "shell.exec", "--root", fixture.root, "--args"];
-    const run = (extra: string[], path: string) =>
+    const run = (extra: string[], path = empty) =>
       runSyn([...args, '{"cmd": "echo hi"}', ...extra], { env: { PATH: path } });
-    const without = await run([], empty);
-    assert.equal(without.code, 0, without.stderr);
-    assert.equal(JSON.parse(without.stdout).output.isolation, "argv");
-    const notices = without.stderr.split("\n").filter((line) => line.includes("bubblewrap"));
-    assert.equal(notices.length, 1, without.stderr);
-    assert.match(notices[0], /not installed.*no namespace isolation.*apt-get install bubblewrap/);
-    const off = await run(["--no-bubblewrap"], empty);
-    assert.equal(off.code, 0, off.stderr);
-    assert.ok(!off.stderr.includes("bubblewrap"), off.stderr);
+    // bwrap is not in PATH here, and --no-bubblewrap turns it off where it is.
+    for (const refused of [await run([]), await run(["--no-bubblewrap"], SYSTEM_PATH)]) {
+      assert.equal(refused.code, 1, refused.stderr);
+      const { error } = JSON.parse(refused.stdout);
+      assert.equal(error.code, "sandbox_unavailable", refused.stdout);
+      assert.match(error.message, /symlink/);
+      assert.match(error.message, /apt-get install bubblewrap/);
+      assert.match(error.message, /--shell-without-bubblewrap/);
+    }
+    for (
+      const opted of [
+        await run(["--shell-without-bubblewrap"]),
+        await run(["--no-bubblewrap", "--shell-without-bubblewrap"], SYSTEM_PATH),
+      ]
+    ) {
+      assert.equal(opted.code, 0, opted.stderr);
+      assert.deepEqual(JSON.parse(opted.stdout).output.stdout, "hi\n");
+      assert.equal(JSON.parse(opted.stdout).output.isolation, "argv");
+    }
     const fsCall = await runSyn(["tools", "run", "fs.list_dir", "--root", fixture.root], {
       env: { PATH: empty },
     });
-    assert.ok(!fsCall.stderr.includes("bubblewrap"), fsCall.stderr);
+    assert.equal(fsCall.code, 0, fsCall.stderr);
+    const help = await runSyn(["tools", "--help"]);
+    assert.match(help.stdout, /--shell-without-bubblewrap\s+let shell.exec run without bubblewrap/);
+    assert.match(help.stdout, /symlink swapped in between/);
   } finally {
     await Deno.remove(empty, { recursive: true });
   }
 });
+
+const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 Deno.test({
   name: "syn tools run shell.exec finds bwrap in PATH and then gives no notice",

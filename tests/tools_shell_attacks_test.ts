@@ -68,6 +68,7 @@ for (const variant of VARIANTS) {
         using session = await ToolSession.open({
           root: fixture.root,
           bubblewrap: variant.bubblewrap,
+          shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
         });
         const cmd = template.replaceAll("{base}", fixture.base).replaceAll("{root}", fixture.root);
         const result = await session.call({ id: "s", tool: "shell.exec", args: { cmd } });
@@ -87,6 +88,7 @@ for (const variant of VARIANTS) {
       using session = await ToolSession.open({
         root: fixture.root,
         bubblewrap: variant.bubblewrap,
+        shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
         shellAllow: ["bash", "sh", "python3", "env", "xargs", "find", "awk"],
       });
       for (
@@ -141,6 +143,7 @@ for (const variant of VARIANTS) {
       using session = await ToolSession.open({
         root: fixture.root,
         bubblewrap: variant.bubblewrap,
+        shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
         shellAllow: installed.map(([program]) => program),
       });
       for (const [, cmd] of installed) {
@@ -164,6 +167,7 @@ for (const variant of VARIANTS) {
         using session = await ToolSession.open({
           root: fixture.root,
           bubblewrap: variant.bubblewrap,
+          shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
           shellAllow: ["printenv"],
         });
         const result = await session.call({
@@ -191,6 +195,7 @@ for (const variant of VARIANTS) {
       using session = await ToolSession.open({
         root: fixture.root,
         bubblewrap: variant.bubblewrap,
+        shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
         shellAllow: ["sleep"],
       });
       const marker = `${31000 + Math.floor(Math.random() * 999)}`;
@@ -225,6 +230,7 @@ for (const variant of VARIANTS) {
       using session = await ToolSession.open({
         root: fixture.root,
         bubblewrap: variant.bubblewrap,
+        shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
       });
       const result = await session.call({
         id: "s",
@@ -246,6 +252,7 @@ for (const variant of VARIANTS) {
       using session = await ToolSession.open({
         root: fixture.root,
         bubblewrap: variant.bubblewrap,
+        shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
       });
       const run = async (cmd: string) => {
         const result = await session.call({ id: "s", tool: "shell.exec", args: { cmd } });

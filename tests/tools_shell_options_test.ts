@@ -7,7 +7,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ToolSession } from "../lib/tools/mod.ts";
-import { sandboxFixture, SENTINEL, shellVariants } from "./fakes/sandbox_fixture.ts";
+import {
+  sandboxFixture,
+  SENTINEL,
+  type ShellVariant,
+  shellVariants,
+} from "./fakes/sandbox_fixture.ts";
 
 const VARIANTS = await shellVariants();
 
@@ -35,12 +40,16 @@ type Call = (
 ) => Promise<{ ok: boolean; error: { code: string } | null; output: unknown }>;
 
 async function withSession(
-  bubblewrap: "auto" | "off",
+  variant: ShellVariant,
   body: (call: Call, fixture: { base: string; root: string }) => Promise<void>,
 ): Promise<void> {
   await using fixture = await sandboxFixture();
   const before = await fixture.outsideSnapshot();
-  using session = await ToolSession.open({ root: fixture.root, bubblewrap });
+  using session = await ToolSession.open({
+    root: fixture.root,
+    bubblewrap: variant.bubblewrap,
+    shellWithoutBubblewrap: variant.shellWithoutBubblewrap,
+  });
   const call: Call = async (cmd) => {
     const result = await session.call({ id: "s", tool: "shell.exec", args: { cmd, timeout_s: 5 } });
     assert.ok(!JSON.stringify(result).includes(SENTINEL), `${cmd}: the sentinel leaked`);
@@ -64,7 +73,7 @@ for (const variant of VARIANTS) {
     name: `shell options (${variant.name}): the reported one-letter abbreviations are refused`,
     ignore: variant.ignore,
     async fn() {
-      await withSession(variant.bubblewrap, async (call, fixture) => {
+      await withSession(variant, async (call, fixture) => {
         // A NUL-separated file list the model wrote itself, naming files outside the root.
         const list = [join(fixture.base, "secret.txt"), "/etc/shadow", "/root/.bashrc"];
         await Deno.writeTextFile(join(fixture.root, "list"), list.join("\0") + "\0");
@@ -80,7 +89,7 @@ for (const variant of VARIANTS) {
     name: `shell options (${variant.name}): every abbreviation of every refused option is refused`,
     ignore: variant.ignore,
     async fn() {
-      await withSession(variant.bubblewrap, async (call) => {
+      await withSession(variant, async (call) => {
         for (const [program, names] of Object.entries(REFUSED_LONG)) {
           for (const name of names) {
             for (const prefix of prefixes(program, name)) {
@@ -104,7 +113,7 @@ for (const variant of VARIANTS) {
     name: `shell options (${variant.name}): refused short options, alone and inside clusters`,
     ignore: variant.ignore,
     async fn() {
-      await withSession(variant.bubblewrap, async (call) => {
+      await withSession(variant, async (call) => {
         for (const [program, letters] of Object.entries(REFUSED_SHORT)) {
           for (const letter of letters) {
             for (const form of [`-${letter} x`, `-${letter}x`, `-u${letter} x`, `-${letter}u`]) {
@@ -134,7 +143,7 @@ for (const variant of VARIANTS) {
     name: `shell options (${variant.name}): values and operands are checked as paths`,
     ignore: variant.ignore,
     async fn() {
-      await withSession(variant.bubblewrap, async (call) => {
+      await withSession(variant, async (call) => {
         for (
           const cmd of [
             "head --lines 1 ../secret.txt",
@@ -155,7 +164,7 @@ for (const variant of VARIANTS) {
     name: `shell options (${variant.name}): unambiguous abbreviations of allowed options run`,
     ignore: variant.ignore,
     async fn() {
-      await withSession(variant.bubblewrap, async (call) => {
+      await withSession(variant, async (call) => {
         const ran = async (cmd: string) => {
           const result = await call(cmd);
           assert.equal(result.ok, true, `${cmd}: ${JSON.stringify(result)}`);

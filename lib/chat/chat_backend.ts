@@ -62,6 +62,8 @@ export interface ChatBackend {
   /** Capabilities granted from the start. */
   grants: string[];
   shellAllow: string[];
+  /** Lets `shell.exec` run without bubblewrap (`--shell-without-bubblewrap`; see `ToolSessionOptions`). */
+  shellWithoutBubblewrap?: boolean;
   /** `SYN_CHAT_KEY`: checkpoints and memory are encrypted with it. */
   key?: string;
   /** Values redacted from tool output and traces (API keys and the like). */
@@ -91,6 +93,7 @@ export async function openChatSession(
     root: backend.root,
     granted: backend.grants,
     shellAllow: backend.shellAllow,
+    shellWithoutBubblewrap: backend.shellWithoutBubblewrap,
     stateDir: backend.stateDir,
     sessionId: id,
     secrets: backend.secrets,

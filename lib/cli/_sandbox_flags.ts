@@ -13,6 +13,7 @@ export const SANDBOX_FLAGS = {
   "state-dir": { type: "string" },
   "no-cache": { type: "boolean" },
   "no-bubblewrap": { type: "boolean" },
+  "shell-without-bubblewrap": { type: "boolean" },
 } as const;
 
 /** The values of {@linkcode SANDBOX_FLAGS}, plus the network allowlist (its flag differs). */
@@ -24,6 +25,7 @@ export interface SandboxFlagValues {
   "state-dir"?: string;
   "no-cache"?: boolean;
   "no-bubblewrap"?: boolean;
+  "shell-without-bubblewrap"?: boolean;
   allowHosts?: string[];
 }
 

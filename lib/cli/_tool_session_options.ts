@@ -23,6 +23,7 @@ export function toolSessionOptions(values: SandboxFlagValues, io: CliIo): ToolSe
     shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(","))
       .map((name) => name.trim()).filter(Boolean),
     bubblewrap: values["no-bubblewrap"] ? "off" : "auto",
+    shellWithoutBubblewrap: values["shell-without-bubblewrap"] === true,
     bubblewrapSearchPath: io.config.system.path,
     stateDir: stateDirectory(io, values["state-dir"]),
     cache: !values["no-cache"],

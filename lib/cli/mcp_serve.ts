@@ -91,7 +91,14 @@ Options of --tools (as for 'syn tools run'; see syn tools --help):
   --timeout-s N       the longest one call may take, in seconds
   --state-dir DIR     events, http cache and composites (default $SYN_STATE_DIR, else .syn/)
   --no-cache          do not read or write the http cache
-  --no-bubblewrap     run shell.exec without bubblewrap even where it works
+  --no-bubblewrap     never run shell.exec inside bubblewrap (it is then refused, unless
+                      --shell-without-bubblewrap is given too)
+  --shell-without-bubblewrap
+                      let shell.exec run without bubblewrap (where it is missing, cannot
+                      run, or is off). Unsafe against any other local process that can
+                      write in the root: the path checks run before the program opens
+                      the path, so a symlink swapped in between is followed outside the
+                      root. Install bubblewrap instead: apt-get install bubblewrap
 
 Environment (flags win):
   MCP_ENDPOINT        stdio | tcp | socket (unset: stdio, or tcp if MCP_HOST/MCP_PORT is set)

@@ -27,7 +27,7 @@ Usage:
   syn tools run <tool> --root <dir> [--args '<json>' | --args-file <file|->]
                 [--grant <cap>]... [--allow-host <host>]... [--shell-allow <exe,...>]
                 [--timeout-s N] [--state-dir <dir>] [--no-cache] [--no-bubblewrap]
-                [--trace <file.jsonl>]
+                [--shell-without-bubblewrap] [--trace <file.jsonl>]
 
 'run' executes one call in the sandbox and prints the tool result on stdout:
   {"id": "t1", "tool": "fs.read_text", "ok": true, "output": {...}, "error": null}
@@ -51,18 +51,22 @@ What the sandbox enforces:
   Shell     'cmd' is split like a shell would (quotes respected) but never run by one:
             ; & | < > \` $ ( ) globs and ~ are refused (not_allowed). The program must be
             on the allowlist (${DEFAULT_SHELL_ALLOW.join(" ")};
-            --shell-allow adds more). Interpreters and programs that start others (sh,
-            bash, python3, node, perl, env, xargs, find, ...) are refused even when added.
+            --shell-allow adds more). Interpreters, launchers and programs that start
+            others (sh, bash, python3.11, perl5.36.0, vim.basic, node, env, xargs,
+            find, taskset, setarch, ...), their hard links and #! scripts are refused
+            even when added; a program syn has no option table for runs only inside
+            bubblewrap.
             Options must be the program's own, named unambiguously (any prefix its
             getopt would expand counts: wc --f is --files0-from); those that read
             other files, recurse, write, set the clock or never end are refused.
             Path arguments and option values are checked like file paths. The program
             runs with an empty environment (PATH and LANG only), in --root, with a
             timeout that kills its
-            whole process group and capped output; inside bubblewrap where it works
-            (no network, only system folders read-only, --root read-write; the result
-            says "isolation": "bubblewrap" or "argv"). bwrap is looked for in PATH;
-            without it, a one-line notice on stderr says so.
+            whole process group and capped output, inside bubblewrap (no network, only
+            system folders read-only, --root read-write). bwrap is looked for in PATH;
+            where it is missing or cannot run, shell.exec is refused
+            (sandbox_unavailable) unless --shell-without-bubblewrap accepts running
+            on the argv checks alone (the result then says "isolation": "argv").
   Network   http.get needs a capability: --grant net (any public host; only the
             --allow-host hosts when any are given) or --grant net:<host> (that exact
             host, even outside --allow-host). Only http and https. A host that resolves
@@ -84,7 +88,14 @@ Options:
   --timeout-s N        the longest the call may take, in seconds (default: the tool's own)
   --state-dir DIR      where the http cache lives (default $SYN_STATE_DIR, else .syn/)
   --no-cache           do not read or write the http cache
-  --no-bubblewrap      run shell.exec without bubblewrap even where it works (no notice)
+  --no-bubblewrap      never run shell.exec inside bubblewrap (it is then refused, unless
+                       --shell-without-bubblewrap is given too)
+  --shell-without-bubblewrap
+                       let shell.exec run without bubblewrap (where it is missing, cannot
+                       run, or is off). Unsafe against any other local process that can
+                       write in the root: the path checks run before the program opens
+                       the path, so a symlink swapped in between is followed outside the
+                       root. Install bubblewrap instead: apt-get install bubblewrap
   --trace FILE         append the call's tool_start / tool_done events to FILE (JSONL)
   --json               (list) print the tools and their argument schemas as JSON
   -h, --help           show this help
@@ -170,12 +181,6 @@ async function runOne(args: string[], io: CliIo): Promise<number> {
       ? (event) => appendJsonl(traceFile, event).catch((error) => void (traceError ??= error))
       : undefined,
   });
-  if (
-    positionals[0] === "shell.exec" && !values["no-bubblewrap"] &&
-    !(await session.usesBubblewrap())
-  ) {
-    await noticeNoBubblewrap(io);
-  }
   let result: ToolResult;
   try {
     result = await session.call({ id: "t1", tool: positionals[0], args: callArgs });
@@ -202,17 +207,6 @@ async function traceTarget(io: CliIo, given: string): Promise<string> {
     throw new UsageError(`--trace: no such folder: ${neutralizeTerminalText(folder)}`);
   }
   return file;
-}
-
-let bubblewrapNoticed = false;
-
-/** Once per process: shell.exec runs without namespace isolation here, and how to get it. */
-async function noticeNoBubblewrap(io: CliIo): Promise<void> {
-  if (bubblewrapNoticed) return;
-  bubblewrapNoticed = true;
-  await io.stderr(
-    'syn: bubblewrap (bwrap) is not installed or cannot run here, so shell.exec has no namespace isolation, only its argv checks ("isolation": "argv"); install it with: apt-get install bubblewrap\n',
-  );
 }
 
 async function readCallArgs(

@@ -15,12 +15,30 @@ import { compareCodePoints } from "../core/mod.ts";
 
 const CHILD_ENV = Object.freeze({ PATH: "/usr/bin:/bin", LANG: "C.UTF-8" });
 
-/** The executables the sandbox worker may start (see `shellRunPermissions` in `shell_exec.ts`). */
+/**
+ * Why `shell.exec` is refused without bubblewrap, and the two ways on. A path is checked
+ * before the program opens it, so another process that swaps a symlink in between makes
+ * the program read or write outside the root; inside bubblewrap nothing outside the root
+ * is there to reach.
+ */
+export const NO_BUBBLEWRAP_MESSAGE =
+  "shell.exec runs only inside bubblewrap, which is off or cannot run here: without it, a symlink another process swaps in after the path check is followed by the program, outside the root. Install bubblewrap (apt-get install bubblewrap, or dnf install bubblewrap), or accept that race with --shell-without-bubblewrap";
+
+/** The bubblewrap `shell.exec` runs in under `policy`, or undefined (then only with the opt-in). */
+function policyBubblewrap(policy: ToolPolicy): Promise<string | undefined> {
+  return policy.bubblewrap
+    ? bubblewrapPath(policy.bubblewrapSearchPath)
+    : Promise.resolve(undefined);
+}
+
+/**
+ * The executables the sandbox worker may start (see `shellRunPermissions` in
+ * `shell_exec.ts`): bwrap, the allowlist where the user opted in to run without it, or none.
+ */
 export async function shellRunPermissions(policy: ToolPolicy): Promise<string[]> {
-  if (policy.bubblewrap) {
-    const bwrap = await bubblewrapPath();
-    if (bwrap) return [bwrap];
-  }
+  const bwrap = await policyBubblewrap(policy);
+  if (bwrap) return [bwrap];
+  if (!policy.shellWithoutBubblewrap) return [];
   const paths: string[] = [];
   for (const name of policy.shellAllow) {
     try {
@@ -39,7 +57,10 @@ export async function runShellExec(
 ): Promise<unknown> {
   const { policy } = context;
   const words = splitShellWords(args.cmd as string);
-  const bwrap = policy.bubblewrap ? await bubblewrapPath() : undefined;
+  const bwrap = await policyBubblewrap(policy);
+  if (!bwrap && !policy.shellWithoutBubblewrap) {
+    throw new ToolFailure("sandbox_unavailable", NO_BUBBLEWRAP_MESSAGE);
+  }
   const program = await resolveProgram(words[0], policy.shellAllow, { bubblewrap: !!bwrap });
   await checkArguments(words[0], words.slice(1), policy.root);
   const command = [program, ...words.slice(1)];

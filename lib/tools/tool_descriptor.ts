@@ -13,6 +13,13 @@ export interface ToolPolicy {
   shellAllow: readonly string[];
   /** Whether `shell.exec` runs inside bubblewrap (when it is installed and works). */
   bubblewrap: boolean;
+  /**
+   * Whether `shell.exec` may run without bubblewrap (the user opted in): its path checks
+   * come before the program opens the path, so a symlink swapped in between wins.
+   */
+  shellWithoutBubblewrap?: boolean;
+  /** Where bubblewrap was looked for (`PATH`-style; default: the usual system folders). */
+  bubblewrapSearchPath?: string;
 }
 
 /** What a tool gets to do its work. */

@@ -38,6 +38,12 @@ export interface ToolSessionOptions {
   shellAllow?: readonly string[];
   /** `"auto"` (default): use bubblewrap for `shell.exec` where it works; `"off"`: never. */
   bubblewrap?: "auto" | "off";
+  /**
+   * Lets `shell.exec` run where bubblewrap is off or does not work (default: refused there,
+   * as its path checks race with the program's own open; see `shellWithoutBubblewrap` in
+   * `ToolPolicy`).
+   */
+  shellWithoutBubblewrap?: boolean;
   /** A `PATH`-style list of folders to find `bwrap` in (default: the usual system folders). */
   bubblewrapSearchPath?: string;
   /** Where the http cache lives; without one, nothing is cached. */
@@ -175,6 +181,8 @@ export class ToolSession {
       allowHosts: this.#options.allowHosts ?? [],
       shellAllow: [...new Set([...DEFAULT_SHELL_ALLOW, ...(this.#options.shellAllow ?? [])])],
       bubblewrap: this.#bubblewrapKnown,
+      shellWithoutBubblewrap: this.#options.shellWithoutBubblewrap === true,
+      bubblewrapSearchPath: this.#options.bubblewrapSearchPath,
     };
   }
 

@@ -160,6 +160,7 @@ Deno.test("ToolSession: a tool that starts no program gets no run permission and
     root: dir.root,
     registry,
     bubblewrapSearchPath: bin.root,
+    shellWithoutBubblewrap: true,
   });
   await Deno.writeTextFile(join(dir.root, "a.txt"), "a");
   const read = await session.call({ id: "1", tool: "fs.read_text", args: { path: "a.txt" } });

@@ -50,10 +50,14 @@ async function walk(folder: string, skip: string, lines: string[]): Promise<void
   }
 }
 
-/** A shell attack suite runs once on argv checks alone and once inside bubblewrap (when it runs). */
+/**
+ * A shell attack suite runs once on argv checks alone (which needs the explicit opt-in,
+ * `shellWithoutBubblewrap`) and once inside bubblewrap (when it runs).
+ */
 export interface ShellVariant {
   name: string;
   bubblewrap: "auto" | "off";
+  shellWithoutBubblewrap: boolean;
   ignore: boolean;
 }
 
@@ -66,7 +70,7 @@ export async function shellVariants(): Promise<ShellVariant[]> {
     );
   }
   return [
-    { name: "argv checks", bubblewrap: "off", ignore: false },
-    { name: "bubblewrap", bubblewrap: "auto", ignore: !bubblewrap },
+    { name: "argv checks", bubblewrap: "off", shellWithoutBubblewrap: true, ignore: false },
+    { name: "bubblewrap", bubblewrap: "auto", shellWithoutBubblewrap: false, ignore: !bubblewrap },
   ];
 }
