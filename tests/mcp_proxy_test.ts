@@ -223,7 +223,16 @@ Deno.test("a wire from the wrong key passes replay and fails execution against t
         name: `composite.${right.tool_id}`,
         arguments: { name: "carol" },
       });
-      assert.deepEqual(result.structuredContent, { id: "r2", body: "the body of carol number 2" });
+      const answer = result.structuredContent as {
+        steps: { tool: string; ok: boolean; output: unknown }[];
+        result: unknown;
+      };
+      assert.deepEqual(answer.result, { id: "r2", body: "the body of carol number 2" });
+      assert.deepEqual(answer.steps.map((step) => [step.tool, step.ok]), [
+        ["find_record", true],
+        ["get_record", true],
+      ]);
+      assert.deepEqual(answer.steps[0].output, { id: "r2", owner: "r9" });
     });
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -139,10 +139,11 @@ Deno.test({
       const result = await client.callTool({ name: `composite.${TOOL}`, arguments: {} });
       assert.equal(result.isError, false, JSON.stringify(result));
       const outcome = (result.structuredContent as Structured).output as {
-        output: { text: string };
-        steps: { tool: string; status: string }[];
+        result: { text: string };
+        steps: { tool: string; status: string; output: unknown }[];
       };
-      assert.equal(outcome.output.text, FIRST_NOTE);
+      assert.equal(outcome.result.text, FIRST_NOTE);
+      assert.ok(JSON.stringify(outcome.steps[0].output).includes("alpha.txt"));
       assert.deepEqual(outcome.steps.map((step) => [step.tool, step.status]), [
         ["fs.list_dir", "ok"],
         ["fs.read_text", "ok"],

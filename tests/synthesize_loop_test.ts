@@ -68,7 +68,10 @@ Deno.test({
         join(dir, "syn.jsonc"),
         '{"validation": {"min_replay_sessions": 3}, "synthesis": {"require_approval": false}}',
       );
-      const validated = await syn(dir, ["synthesize", "validate", TOOL]);
+      const replayed = await syn(dir, ["synthesize", "validate", TOOL]);
+      assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+      assert.match(replayed.stdout, /passed → TESTING/, "replay alone never promotes");
+      const validated = await syn(dir, ["synthesize", "validate", TOOL, "--allow-replay-only"]);
       assert.equal(validated.code, 0, validated.stdout + validated.stderr);
       assert.match(validated.stdout, /passed → PROMOTED/);
 
@@ -82,8 +85,8 @@ Deno.test({
       try {
         const result = await session.call({ id: "k", tool: `composite.${TOOL}`, args: {} });
         assert.equal(result.ok, true, JSON.stringify(result.error));
-        const output = result.output as { output: { text: string }; steps: { status: string }[] };
-        assert.equal(output.output.text, "never seen before");
+        const output = result.output as { result: { text: string }; steps: { status: string }[] };
+        assert.equal(output.result.text, "never seen before");
         assert.deepEqual(output.steps.map((step) => step.status), ["ok", "ok"]);
         const escape = await session.call({
           id: "e",
@@ -158,16 +161,26 @@ Deno.test({
       assert.deepEqual(validation.execution.failures, []);
       assert.ok(validation.execution.mean_similarity > 0.999, JSON.stringify(validation.execution));
 
-      // The world changed since the sessions were recorded: replay still agrees, execution does not.
-      await Deno.writeTextFile(join(root, "readme.txt"), "an entirely different text now");
+      assert.equal(validation.execution.mode, "fresh");
+      assert.equal(validation.execution.steps.equal, validation.execution.steps.compared);
+      assert.deepEqual(
+        [...Deno.readDirSync(root)].map((entry) => entry.name),
+        ["readme.txt"],
+        "executed in copies: the user's folder is untouched",
+      );
+
+      // A file now listed first: the wire (the listing's first name) no longer gives the
+      // path the original call read. Replay still agrees; execution does not.
+      await Deno.writeTextFile(join(root, "a-first.txt"), "an entirely different text now");
       const changed = await syn(dir, ["synthesize", "validate", TOOL, "--execute", "--root", root]);
-      assert.equal(changed.code, 1);
+      assert.equal(changed.code, 1, changed.stdout);
       assert.match(changed.stdout, /equivalence +mean 1\.000/);
       assert.match(changed.stdout, /executed +mean 0\.\d+/);
+      assert.match(changed.stdout, /step outputs equal to the original calls': 3 of 6/);
       assert.match(changed.stdout, /reason +executed: mean similarity/);
       const refused = await syn(dir, ["synthesize", "validate", TOOL, "--execute"]);
       assert.equal(refused.code, 2);
-      assert.match(refused.stderr, /give --root DIR/);
+      assert.match(refused.stderr, /--fresh-upstream .*--root DIR/);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

@@ -94,10 +94,20 @@ Deno.test("run writes a checked DRAFT; validate replays it; approve promotes onl
     assert.ok(validation.equivalence.mean_similarity > 1 - 1e-9);
     assert.equal(validation.latency.ratio, 1);
 
-    const promoted = await syn(dir, ["approve", TOOL, "--promote"]);
+    const replayOnly = await syn(dir, ["approve", TOOL, "--promote"]);
+    assert.equal(replayOnly.code, 1, "replay alone never promotes by default");
+    assert.match(
+      replayOnly.stderr,
+      /validated on replay alone, never executed: .*--allow-replay-only/,
+    );
+    const promoted = await syn(dir, ["approve", TOOL, "--promote", "--allow-replay-only"]);
     assert.equal(promoted.code, 0, promoted.stderr);
+    assert.match(
+      promoted.stdout,
+      /PROMOTED {2}kb\.search-then-kb\.fetch {2}\(replay only: never executed\)/,
+    );
     const listed = await syn(dir, ["list"]);
-    assert.match(listed.stdout, /^PROMOTED +kb\.search-then-kb\.fetch/m);
+    assert.match(listed.stdout, /^PROMOTED +kb\.search-then-kb\.fetch .*promoted on replay only/m);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -166,8 +176,10 @@ Deno.test("syn.jsonc: fewer replay sessions, exact_match, no approval step; too 
     const validated = await syn(dir, ["validate", TOOL, "--json"]);
     assert.equal(validated.code, 0, validated.stderr);
     const { status, validation } = JSON.parse(validated.stdout);
-    assert.equal(status, "PROMOTED");
+    assert.equal(status, "TESTING", "no approval step, but replay alone does not promote");
     assert.equal(validation.equivalence.method, "exact_match");
+    const accepted = await syn(dir, ["validate", TOOL, "--json", "--allow-replay-only"]);
+    assert.equal(JSON.parse(accepted.stdout).status, "PROMOTED");
     const bad = await syn(dir, ["validate", TOOL, "--config", "missing.jsonc"]);
     assert.equal(bad.code, 2);
   } finally {
@@ -254,13 +266,25 @@ Deno.test("syn synthesize alone runs the pipeline; report counts the calls the c
     );
     await Deno.writeTextFile(join(dir, "syn.jsonc"), '{"synthesis": {"require_approval": false}}');
     const io = fakeIo({ cwd: dir });
-    const code = await runCli(["synthesize", "--ingest", events, "--json"], io, COMMANDS);
+    const cautious = fakeIo({ cwd: dir });
+    const first = await runCli(["synthesize", "--ingest", events, "--json"], cautious, COMMANDS);
+    assert.equal(first, 0, cautious.err());
+    assert.ok(
+      cautious.err().includes("validate: kb.search-then-kb.fetch: TESTING [replay only]\n"),
+      cautious.err(),
+    );
+    assert.match(cautious.out(), /"status": "TESTING"/);
+    const code = await runCli(
+      ["synthesize", "--ingest", events, "--json", "--allow-replay-only"],
+      io,
+      COMMANDS,
+    );
     assert.equal(code, 0, io.err());
     for (
       const stage of [
-        "ingest: 24 events from 1 input(s): 24 added, 0 duplicates\n",
+        "ingest: 24 events from 1 input(s): 0 added, 24 duplicates\n",
         "mine: 12 sessions",
-        "synthesize: 1 tool",
+        "1 tool(s) written\n",
         "validate: kb.search-then-kb.fetch: PROMOTED [replay only]\n",
       ]
     ) {

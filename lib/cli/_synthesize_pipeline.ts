@@ -4,11 +4,20 @@ import {
   openEventStore,
   type PipelineRow,
   type PipelineStage,
+  readSessionOrigins,
   synthesisPipeline,
   SynthesizedRegistry,
 } from "../synthesize/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
-import { COMMON, configOf, type SynthesizeHelpers } from "./_synthesize_tools.ts";
+import {
+  checkExecutionFlags,
+  COMMON,
+  configOf,
+  EXECUTION_FLAGS,
+  openExecution,
+  splitCommand,
+  type SynthesizeHelpers,
+} from "./_synthesize_tools.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
 /** The ingest subcommand, run quietly by the pipeline for its `--ingest` inputs. */
@@ -27,13 +36,16 @@ export async function runPipeline(
   io: CliIo,
   helpers: SynthesizeHelpers & { ingest: IngestCommand },
 ): Promise<number> {
-  const { values, positionals } = parseCommandArgs("synthesize", args, {
+  const { values, positionals: all } = parseCommandArgs("synthesize", args, {
     ...COMMON,
+    ...EXECUTION_FLAGS,
     ingest: { type: "string", multiple: true },
     format: { type: "string" },
     top: { type: "string" },
     "min-support": { type: "string" },
   });
+  const { command, positionals } = splitCommand(args, all);
+  checkExecutionFlags(values, command);
   if (positionals.length) {
     throw new UsageError(`unknown synthesize subcommand: ${helpers.printable(positionals[0])}`);
   }
@@ -56,6 +68,10 @@ export async function runPipeline(
     minSupport,
     emptyHint: "give --ingest FILE or run 'syn synthesize ingest'",
     onStage: (progress) => stage(stageLine(progress)),
+    origins: await readSessionOrigins(stateDir),
+    execution: (entry) =>
+      openExecution(io, entry.tool, { values, command, stateDir, say: "synthesize" }),
+    allowReplayOnly: values["allow-replay-only"],
   });
   await io.stdout(
     values.json
@@ -106,8 +122,9 @@ function summaryText(summary: readonly PipelineRow[]): string {
   const lines = [`${summary.length} tool(s): ${counts.join(", ")}`];
   if (summary.some((row) => row.evidence === "replay")) {
     lines.push(
-      "validated by replay only: recorded outputs reproduce by construction " +
-        "('syn synthesize validate <tool-id> --execute' runs a composite)",
+      "validated by replay only, never executed: not promoted " +
+        "(--execute --fresh-upstream runs each composite in fresh upstreams; " +
+        "--allow-replay-only accepts replay by name)",
     );
   }
   if (summary.some((row) => row.latency_recorded === false)) {

@@ -1,10 +1,14 @@
 import { resolve } from "node:path";
 import { SynError, UsageError } from "../core/mod.ts";
 import {
+  DEFAULT_FRESH_JOBS,
   type ExecutionScore,
+  type FreshExecutionScore,
   loadSynthesizeConfig,
   openEventStore,
-  openSandboxTarget,
+  openSandboxWorlds,
+  type PipelineExecution,
+  readSessionOrigins,
   type RegistryEntry,
   runSynthesis,
   type SkippedEntry,
@@ -17,7 +21,7 @@ import {
   validateStored,
   type ValidationResult,
 } from "../synthesize/mod.ts";
-import { openUpstreamValidation, upstreamTargetOf } from "../proxy/mod.ts";
+import { freshUpstreamWorlds, openUpstreamValidation, upstreamTargetOf } from "../proxy/mod.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -33,6 +37,59 @@ export const COMMON = {
   config: { type: "string" },
   json: { type: "boolean" },
 } as const;
+
+/** The flags that say how a composite is executed while it is validated. */
+export const EXECUTION_FLAGS = {
+  execute: { type: "boolean" },
+  "fresh-upstream": { type: "boolean" },
+  jobs: { type: "string" },
+  root: { type: "string" },
+  grant: { type: "string", multiple: true },
+  upstream: { type: "boolean" },
+  "upstream-url": { type: "string" },
+  "upstream-header": { type: "string", multiple: true },
+  "allow-replay-only": { type: "boolean" },
+} as const;
+
+/** The values of `EXECUTION_FLAGS` as parsed. */
+export interface ExecutionFlags {
+  execute?: boolean;
+  "fresh-upstream"?: boolean;
+  jobs?: string;
+  root?: string;
+  grant?: string[];
+  upstream?: boolean;
+  "upstream-url"?: string;
+  "upstream-header"?: string[];
+}
+
+/** The words after `--` (the upstream's command), and the positionals before them. */
+export function splitCommand(
+  args: readonly string[],
+  positionals: readonly string[],
+): { command: string[]; positionals: string[] } {
+  const split = args.indexOf("--");
+  const command = split < 0 ? [] : args.slice(split + 1);
+  return { command, positionals: positionals.slice(0, positionals.length - command.length) };
+}
+
+/** Refuses execution flags that do not go together. */
+export function checkExecutionFlags(values: ExecutionFlags, command: readonly string[]): void {
+  const live = values.upstream || values["upstream-url"] !== undefined;
+  if ((live || values["fresh-upstream"] || values.root !== undefined) && !values.execute) {
+    throw new UsageError(
+      "--fresh-upstream, --root, --upstream and --upstream-url go with --execute",
+    );
+  }
+  if ([live, values["fresh-upstream"], values.root !== undefined].filter(Boolean).length > 1) {
+    throw new UsageError(
+      "--execute runs in one place: --fresh-upstream, --root DIR, or --upstream/--upstream-url",
+    );
+  }
+  if (command.length && !values.upstream && !values["fresh-upstream"]) {
+    throw new UsageError("a command after -- goes with --fresh-upstream or --upstream");
+  }
+}
 
 /** `syn.jsonc` here, or the file `--config` names (which must then exist). */
 export async function configOf(io: CliIo, flag: string | undefined): Promise<SynthesizeConfig> {
@@ -59,7 +116,7 @@ export async function runSynthesisCommand(
   if (positionals.length > 1) throw new UsageError("name one chain, or use --top N");
   const top = numberFlag("top", values.top, { integer: true, min: 1, max: 1000 }) ?? 1;
   const config = await configOf(io, values.config);
-  const engine = synthesisEngine(values.engine ?? "deterministic", config, {
+  const engine = synthesisEngine(values.engine, config, {
     config: io.config,
     model: values.model,
     endpoint: values.endpoint,
@@ -73,6 +130,7 @@ export async function runSynthesisCommand(
     chain: positionals[0],
     top,
     minSupport,
+    origins: await readSessionOrigins(stateDir),
   });
   if (values.json) {
     await io.stdout(`${JSON.stringify({ registry: registry.folder, tools: written }, null, 2)}\n`);
@@ -107,7 +165,7 @@ function describeValidation(result: ValidationResult, status: string): string {
       ? [
         "                replay only: where the steps are called as recorded, the recorded",
         "                output is replayed, so this scores the calls, not the outputs",
-        "                (--execute runs the composite)",
+        "                (--execute runs the composite; promotion needs it)",
       ]
       : []),
     `  wiring        ${wiring.held} of ${wiring.checked} wired values held`,
@@ -121,7 +179,20 @@ function describeValidation(result: ValidationResult, status: string): string {
   ].join("\n");
 }
 
-function describeExecution(execution: ExecutionScore): string[] {
+function describeExecution(execution: ExecutionScore | FreshExecutionScore): string[] {
+  if ("mode" in execution) {
+    const { steps, later } = execution;
+    return [
+      `  executed      mean ${execution.mean_similarity.toFixed(3)}, min ${
+        execution.min_similarity.toFixed(3)
+      } over ${execution.sessions} sessions ${execution.where} (${execution.failures.length} failed)`,
+      `                step outputs equal to the original calls': ${steps.equal} of ${steps.compared}; ` +
+      `later outputs equal: ${later.equal} of ${later.compared}`,
+      ...execution.failures.slice(0, 3).map((failure) =>
+        `                failed ${failure.session_id}: ${failure.error.slice(0, 300)}`
+      ),
+    ];
+  }
   const against = execution.baseline === "rerun"
     ? "vs the original calls re-run"
     : "vs the recorded output";
@@ -145,34 +216,61 @@ function describeLatency(latency: ValidationResult["latency"]): string {
 }
 
 /**
- * The execution target `--execute` names: a live upstream (opened through `lib/proxy`, which
- * may refuse to execute a chain with a write step) or the sandbox (`--root`).
+ * How `--execute` runs a composite while it is validated: in fresh upstreams started as each
+ * session's was recorded (or from the command after `--`), in fresh copies of `--root` (syn's
+ * own tools), or against a live server (`--upstream`/`--upstream-url`, which `lib/proxy`
+ * refuses for a chain with a write step). None without `--execute`.
  */
-async function executionTarget(
+export async function openExecution(
   io: CliIo,
   tool: SynthesizedTool,
-  values: { root?: string; grant?: string[]; upstream?: boolean; "upstream-url"?: string },
-  upstreamCommand: string[],
-) {
+  options: { values: ExecutionFlags; command: string[]; stateDir: string; say: string },
+): Promise<PipelineExecution | undefined> {
+  const { values, command } = options;
+  if (!values.execute) return undefined;
+  const jobs = numberFlag("jobs", values.jobs, { integer: true, min: 1, max: 16 }) ??
+    DEFAULT_FRESH_JOBS;
+  const release = { [Symbol.asyncDispose]: async () => {} };
+  if (values["fresh-upstream"]) {
+    const worlds = freshUpstreamWorlds({
+      origins: await readSessionOrigins(options.stateDir),
+      command,
+      cwd: io.cwd,
+      env: io.environment?.(),
+      onStart: (session, words) =>
+        void io.stderr(
+          `${options.say}: ${tool.tool_id}: fresh upstream for ${session}: ${
+            words.map((word) => JSON.stringify(word)).join(" ")
+          }\n`,
+        ),
+    });
+    return { ...release, fresh: { worlds, jobs } };
+  }
   if (values.upstream || values["upstream-url"]) {
-    const target = upstreamTargetOf(values, upstreamCommand);
+    const target = upstreamTargetOf(values, command);
     const upstream = target.kind === "stdio"
       ? { ...target, cwd: io.cwd, env: io.environment?.() }
       : target;
     const opened = await openUpstreamValidation(upstream, tool.source_chain.tools);
-    if (opened.refusal) await io.stderr(`synthesize validate: ${opened.refusal}\n`);
+    if (opened.refusal) {
+      await io.stderr(
+        `${options.say}: ${opened.refusal} (--fresh-upstream executes it in fresh upstreams)\n`,
+      );
+    }
     return opened;
   }
   if (!values.root) {
     throw new UsageError(
-      "--execute runs the composite: give --root DIR (syn's tools in the sandbox), or " +
-        "--upstream -- <command…> / --upstream-url URL (an MCP server's tools)",
+      "--execute runs the composite: give --fresh-upstream (fresh copies of the recorded " +
+        "MCP servers), --root DIR (syn's tools, in fresh copies of DIR), or " +
+        "--upstream -- <command…> / --upstream-url URL (a live server, read-only chains only)",
     );
   }
-  return await openSandboxTarget(tool, {
+  const worlds = await openSandboxWorlds(tool, {
     root: resolve(io.cwd, values.root),
     granted: values.grant ?? [],
   });
+  return { ...release, fresh: { worlds, jobs } };
 }
 
 /** `syn synthesize validate <tool-id>`: replay, store the result, move the tool on. */
@@ -183,36 +281,32 @@ export async function validateTool(
 ): Promise<number> {
   const { values, positionals: all } = parseCommandArgs("synthesize validate", args, {
     ...COMMON,
-    execute: { type: "boolean" },
-    root: { type: "string" },
-    grant: { type: "string", multiple: true },
-    upstream: { type: "boolean" },
-    "upstream-url": { type: "string" },
-    "upstream-header": { type: "string", multiple: true },
+    ...EXECUTION_FLAGS,
   });
   if (values.help) return await io.stdout(helpers.help), EXIT.ok;
-  const split = args.indexOf("--");
-  const upstreamCommand = split < 0 ? [] : args.slice(split + 1);
-  const positionals = all.slice(0, all.length - upstreamCommand.length);
+  const { command, positionals } = splitCommand(args, all);
   if (positionals.length !== 1) {
     throw new UsageError("name the tool to validate (see 'syn synthesize list')");
   }
-  if ((values.upstream || values["upstream-url"]) && !values.execute) {
-    throw new UsageError("--upstream and --upstream-url go with --execute");
-  }
+  checkExecutionFlags(values, command);
   const config = await configOf(io, values.config);
   const stateDir = helpers.stateDirectory(io, values["state-dir"]);
   const registry = new SynthesizedRegistry(stateDir);
   const entry = await registry.get(positionals[0]);
   if (!entry) throw new UsageError(`no synthesized tool ${helpers.printable(positionals[0])}`);
   await using store = await openEventStore(stateDir, io.config.eventStore);
-  await using executor = values.execute
-    ? await executionTarget(io, entry.tool, values, upstreamCommand)
-    : undefined;
+  await using execution = await openExecution(io, entry.tool, {
+    values,
+    command,
+    stateDir,
+    say: "synthesize validate",
+  });
   const outcome = await validateStored(store, registry, {
     entry,
     config,
-    target: executor?.target,
+    target: execution?.target,
+    fresh: execution?.fresh,
+    allowReplayOnly: values["allow-replay-only"],
   });
   if ("insufficient" in outcome) {
     await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${outcome.insufficient}\n`);
@@ -236,15 +330,21 @@ export async function approveTool(
   const { values, positionals } = parseCommandArgs("synthesize approve", args, {
     ...COMMON,
     promote: { type: "boolean" },
+    "allow-replay-only": { type: "boolean" },
   });
   if (values.help) return await io.stdout(helpers.help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError("name the tool to approve");
   if (!values.promote) throw new UsageError("say --promote to promote the tool");
   const registry = new SynthesizedRegistry(helpers.stateDirectory(io, values["state-dir"]));
   try {
-    const entry = await registry.promote(positionals[0]);
+    const entry = await registry.promote(positionals[0], {
+      allowReplayOnly: values["allow-replay-only"],
+    });
+    const note = entry.replay_only ? "  (replay only: never executed)" : "";
     await io.stdout(
-      values.json ? `${JSON.stringify(entry, null, 2)}\n` : `PROMOTED  ${entry.tool.tool_id}\n`,
+      values.json
+        ? `${JSON.stringify(entry, null, 2)}\n`
+        : `PROMOTED  ${entry.tool.tool_id}${note}\n`,
     );
     return EXIT.ok;
   } catch (error) {
@@ -295,7 +395,11 @@ export async function listTools(
 /** One line of `syn synthesize list` (the caller makes it printable). */
 function listLine(entry: RegistryEntry): string {
   const validation = entry.validation
-    ? `${entry.validation.passed ? "passed" : "failed"} ${entry.validation.validated_at}`
+    ? `${
+      entry.validation.passed ? "passed" : "failed"
+    } on ${entry.validation.evidence} ${entry.validation.validated_at}${
+      entry.replay_only ? ", promoted on replay only" : ""
+    }`
     : "not validated";
   return `${entry.status.padEnd(8)}  ${entry.tool.tool_id}  (${
     entry.tool.source_chain.tools.join(">")

@@ -1,5 +1,5 @@
 import type { Client, Tool } from "@modelcontextprotocol/client";
-import type { RecordedCall } from "../synthesize/mod.ts";
+import type { RecordedCall, UpstreamOrigin } from "../synthesize/mod.ts";
 import type { OfferedComposite } from "./upstream_composites.ts";
 
 /** Where calls are recorded: the event store's recorder, or nothing (`--no-record`). */
@@ -16,6 +16,8 @@ export interface ProxyState {
   composites: Map<string, OfferedComposite>;
   upstreamTools: Tool[];
   sessionId: string;
+  /** How the upstream was started, recorded once per session so validation can start it fresh. */
+  upstreamOrigin?: UpstreamOrigin;
   now: () => number;
   inFlight: { count: number };
 }

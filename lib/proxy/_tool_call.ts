@@ -1,10 +1,25 @@
 import type { CallToolRequest, CallToolResult, ServerContext } from "@modelcontextprotocol/server";
 import type { Client } from "@modelcontextprotocol/client";
 import { errorMessage } from "../core/mod.ts";
-import type { RecordedCall } from "../synthesize/mod.ts";
+import type { RecordedCall, UpstreamOrigin } from "../synthesize/mod.ts";
 import { errorOutcome, recordedOutput, resultOutcome } from "./call_result.ts";
 import type { ProxyState } from "./_proxy_state.ts";
-import { callComposite } from "./upstream_composites.ts";
+import { callComposite, isReadOnly } from "./upstream_composites.ts";
+import type { UpstreamTarget } from "./upstream.ts";
+
+/**
+ * How an upstream was started, as a session's origin records it: a command line and its
+ * folder (never its environment, where secrets live), or a URL (never its headers).
+ */
+export function upstreamOriginOf(target: UpstreamTarget): UpstreamOrigin {
+  return target.kind === "stdio"
+    ? {
+      transport: "stdio",
+      command: [target.command, ...target.args],
+      ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+    }
+    : { transport: "http", url: target.url };
+}
 
 /** The deadline of one composite call through the proxy. */
 export const COMPOSITE_DEADLINE_MS = 120_000;
@@ -31,6 +46,14 @@ export async function serveToolCall(
       latencyMs: state.now() - started,
       startedMs: started,
       sessionId: ctx.sessionId ?? state.sessionId,
+      ...(state.upstreamOrigin
+        ? {
+          origin: {
+            upstream: state.upstreamOrigin,
+            readOnlyTools: state.upstreamTools.filter(isReadOnly).map((tool) => tool.name),
+          },
+        }
+        : {}),
     });
   try {
     const offered = state.composites.get(params.name);

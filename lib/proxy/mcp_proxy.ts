@@ -41,7 +41,7 @@ import {
   type UpstreamTarget,
 } from "./upstream.ts";
 import { offerComposites } from "./upstream_composites.ts";
-import { serveToolCall } from "./_tool_call.ts";
+import { serveToolCall, upstreamOriginOf } from "./_tool_call.ts";
 import type { CallRecorder, ProxyState } from "./_proxy_state.ts";
 import {
   answerUpstreamRequests,
@@ -120,6 +120,7 @@ export async function openMcpProxy(options: McpProxyOptions): Promise<McpProxy> 
   const recorder: CallRecorder = store
     ? new ToolCallRecorder(store, {
       secrets,
+      stateDir: options.stateDir,
       onError: (line) => options.report(`recording: ${line}`),
     })
     : NOT_RECORDING;
@@ -232,6 +233,7 @@ async function openProxySession(
     composites: new Map(),
     upstreamTools: [],
     sessionId: options.sessionId ?? crypto.randomUUID(),
+    upstreamOrigin: upstreamOriginOf(context.upstream),
     now: context.now ?? Date.now,
     inFlight: { count: 0 },
   };

@@ -40,10 +40,12 @@ export {
   type UpstreamTarget,
   upstreamTargetOf,
 } from "./upstream.ts";
+export { freshTarget, type FreshUpstreamOptions, freshUpstreamWorlds } from "./fresh_upstream.ts";
 export {
   callComposite,
   compositeAnnotations,
   type CompositeOffer,
+  compositeToolResult,
   isReadOnly,
   offerComposites,
   type OfferedComposite,

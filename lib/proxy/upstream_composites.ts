@@ -6,19 +6,24 @@
  */
 import type { CallToolResult, Client, Tool, ToolAnnotations } from "@modelcontextprotocol/client";
 import {
+  compositeArgumentProblems,
+  compositeCallResult,
   compositeDescription,
+  type CompositeOutcome,
   compositeProblems,
   runComposite,
   type StepExecutor,
   type ToolResult,
 } from "../tools/mod.ts";
 import type { SynthesizedTool } from "../synthesize/mod.ts";
-import { stepError, stepResult, summarizeOutput } from "./call_result.ts";
+import { stepError, stepResult } from "./call_result.ts";
 
-/** A composite the proxy offers: its MCP tool and its definition. */
+/** A composite the proxy offers: its MCP tool, its definition, and which steps are read-only. */
 export interface OfferedComposite {
   tool: Tool;
   definition: SynthesizedTool;
+  /** The step tools the upstream annotates read-only now (only those may overlap). */
+  readOnlyTools: ReadonlySet<string>;
 }
 
 /** The composites offered, and why the others are not. */
@@ -89,7 +94,8 @@ export function offerComposites(
       inputSchema: definition.parameters as Tool["inputSchema"],
       annotations: compositeAnnotations(steps),
     };
-    offer.offered.push({ tool, definition });
+    const readOnlyTools = new Set(steps.filter(isReadOnly).map((step) => step.name));
+    offer.offered.push({ tool, definition, readOnlyTools });
   }
   return offer;
 }
@@ -110,9 +116,22 @@ export function upstreamStepExecutor(
   };
 }
 
+/** A composite's outcome as an MCP tool result: every step, structured and as text. */
+export function compositeToolResult(outcome: CompositeOutcome): CallToolResult {
+  const result = compositeCallResult(outcome);
+  return {
+    content: [{ type: "text", text: result.text }],
+    structuredContent: result.structured,
+    ...(result.isError ? { isError: true } : {}),
+  };
+}
+
 /**
- * One composite call through the upstream: the last step's own result when it ran, else
- * an `isError` result naming the step that stopped the composite.
+ * One composite call through the upstream. The arguments are checked against the
+ * composite's parameters first (a bad call is an `isError` result naming the pointer, and
+ * no upstream call is made); then its steps run in order, overlapping only where the plan
+ * allows and the upstream still annotates every overlapping step read-only. The result
+ * carries every step's output (`compositeToolResult`).
  */
 export async function callComposite(
   client: Client,
@@ -120,25 +139,17 @@ export async function callComposite(
   args: Record<string, unknown>,
   options: { signal: AbortSignal; deadlineMs: number },
 ): Promise<CallToolResult> {
-  const last = offered.definition.steps.length - 1;
-  const lastTool = offered.definition.steps[last].tool_id;
-  let lastResult: CallToolResult | undefined;
-  const execute = upstreamStepExecutor(client, (tool, result) => {
-    if (tool === lastTool) lastResult = result;
-  });
-  try {
-    const outcome = await runComposite(offered.definition, args, {
-      execute: (tool, stepArgs, signal) =>
-        execute(tool, stepArgs, AbortSignal.any([signal, options.signal])),
-      deadlineMs: options.deadlineMs,
-    });
-    const report = outcome.steps[last];
-    if (report?.status === "ok" && lastResult) return lastResult;
-    const text = `the composite ended without its last step: ${
-      summarizeOutput(outcome.steps.filter(Boolean))
-    }`;
+  const problems = await compositeArgumentProblems(offered.definition, args);
+  if (problems.length) {
+    const text = `invalid arguments for ${offered.tool.name}: ${problems.join("; ")}`;
     return { content: [{ type: "text", text }], isError: true };
-  } catch (error) {
-    return { content: [{ type: "text", text: (error as Error).message }], isError: true };
   }
+  const execute = upstreamStepExecutor(client);
+  const outcome = await runComposite(offered.definition, args, {
+    execute: (tool, stepArgs, signal) =>
+      execute(tool, stepArgs, AbortSignal.any([signal, options.signal])),
+    deadlineMs: options.deadlineMs,
+    readOnly: (tool) => offered.readOnlyTools.has(tool),
+  });
+  return compositeToolResult(outcome);
 }

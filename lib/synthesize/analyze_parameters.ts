@@ -1,4 +1,4 @@
-import { compareCodePoints } from "../core/mod.ts";
+import { compareCodePoints, isSecretName } from "../core/mod.ts";
 /** One call of a sampled chain occurrence. */
 export interface SampleStep {
   tool_id: string;
@@ -16,17 +16,34 @@ export interface ParameterAnalysis {
 
 const MAX_OUTPUT_VALUES = 10_000;
 
+/** What the analysis knows beyond the chain's own calls. */
+export interface AnalysisOptions {
+  /**
+   * Per sample (same order), the outputs of the calls its session made before the chain:
+   * a value one of them returned is the session's, not the task's, so never a constant.
+   */
+  earlierOutputs?: readonly (readonly (string | null)[])[];
+}
+
 /**
  * Classifies every input key of every step over the samples (occurrences of one chain):
- * - internal wiring: in (nearly) every sample, the value given to step N+1 appears in step
- *   N's output — as a value inside its JSON (the key is named) or in its text;
- * - constant: the same value in every sample (two or more);
+ * - internal wiring: in (nearly) every sample, the value given to step N appears in the
+ *   output of an earlier step — as a value inside its JSON (the key is named) or in its
+ *   text; of several earlier steps that hold it, the nearest;
+ * - constant: only where it is the task's: the same value in every sample (two or more,
+ *   every one of them giving it), under a name that is not secret (`isSecretName`), and
+ *   returned by no earlier call of the sample's session (then it is the session's);
  * - external: a step-0 key that is neither;
- * - ambiguous: anything else (left for the model to resolve).
- * Wiring is found by values, not key names, so it works on real outputs such as
- * tau-bench's, whose outputs are JSON texts with other key names than the next inputs.
+ * - ambiguous: anything else (a parameter of its own, or left for the model to resolve).
+ * A secret-named key is always external or ambiguous: a credential one session sent is
+ * never sent again on behalf of another. Wiring is found by values, not key names, so it
+ * works on real outputs such as tau-bench's, whose outputs are JSON texts with other key
+ * names than the next inputs.
  */
-export function analyzeParameters(samples: readonly (readonly SampleStep[])[]): ParameterAnalysis {
+export function analyzeParameters(
+  samples: readonly (readonly SampleStep[])[],
+  options: AnalysisOptions = {},
+): ParameterAnalysis {
   const analysis: ParameterAnalysis = {
     external: [],
     internal_wires: [],
@@ -40,18 +57,14 @@ export function analyzeParameters(samples: readonly (readonly SampleStep[])[]): 
       ...new Set(samples.flatMap((sample) => Object.keys(sample[step].input_params ?? {}))),
     ].sort(compareCodePoints);
     for (const key of keys) {
-      const values = samples.map((sample) => sample[step].input_params?.[key]);
-      const wire = step > 0 ? wiringOf(samples, step, key) : undefined;
+      const secret = isSecretName(key);
+      const wire = secret ? undefined : nearestWire(samples, step, key);
       if (wire !== undefined) {
-        analysis.internal_wires.push({
-          from_step: step - 1,
-          from_key: wire,
-          to_step: step,
-          to_key: key,
-        });
-      } else if (samples.length >= 2 && values.every((value) => same(value, values[0]))) {
-        analysis.constants.push({ step, key, value: values[0] });
+        analysis.internal_wires.push({ ...wire, to_step: step, to_key: key });
+      } else if (!secret && isTaskConstant(samples, step, key, options)) {
+        analysis.constants.push({ step, key, value: samples[0][step].input_params[key] });
       } else if (step === 0) {
+        const values = samples.map((sample) => sample[step].input_params?.[key]);
         analysis.external.push({ name: key, type: typeOf(values), step });
       } else {
         analysis.ambiguous.push({ step, key });
@@ -61,24 +74,73 @@ export function analyzeParameters(samples: readonly (readonly SampleStep[])[]): 
   return analysis;
 }
 
+/** The nearest earlier step whose output carries the input (see `wiringOf`), if one does. */
+function nearestWire(
+  samples: readonly (readonly SampleStep[])[],
+  step: number,
+  key: string,
+): { from_step: number; from_key: string } | undefined {
+  for (let from = step - 1; from >= 0; from--) {
+    const fromKey = wiringOf(samples, from, step, key);
+    if (fromKey !== undefined) return { from_step: from, from_key: fromKey };
+  }
+  return undefined;
+}
+
+/**
+ * Whether the value of `key` at `step` is the task's constant: every sample (two or more)
+ * gives the same value, and no call before it in any sample's session returned it.
+ */
+function isTaskConstant(
+  samples: readonly (readonly SampleStep[])[],
+  step: number,
+  key: string,
+  options: AnalysisOptions,
+): boolean {
+  if (samples.length < 2) return false;
+  const values = samples.map((sample) => sample[step].input_params?.[key]);
+  if (values.some((value) => value === undefined || !same(value, values[0]))) return false;
+  return samples.every((sample, index) => {
+    const before = [
+      ...(options.earlierOutputs?.[index] ?? []),
+      ...sample.slice(0, step).map((call) => call.output_summary),
+    ];
+    return !before.some((output) => returnedBy(output, values[0]));
+  });
+}
+
+/** Whether an output holds `value`: as a scalar of its JSON, or (3+ characters) in its text. */
+export function returnedBy(output: string | null, value: unknown): boolean {
+  if (output === null || output === "") return false;
+  if (typeof value !== "string" && typeof value !== "number") return false;
+  const text = String(value);
+  if (text.length < 2) return false;
+  if (keysHolding(output, text).length > 0) return true;
+  if (text.length < 3) return false;
+  if (typeof value === "string") return output.includes(text);
+  const escaped = text.replace(/[.+\-]/g, "\\$&");
+  return new RegExp(`(^|[^0-9.])${escaped}($|[^0-9])`).test(output);
+}
+
 /** Share of the samples whose output must carry an input's value for it to count as wired. */
 export const WIRING_SHARE = 0.8;
 
 /**
- * The output key (or "(text)") that carries the input in at least `WIRING_SHARE` of the
- * samples that recorded the earlier output (all of them when there are fewer than five),
+ * The key of step `from`'s output (or "(text)") that carries step `step`'s input in at
+ * least `WIRING_SHARE` of the samples that recorded that output (all of them when there are fewer than five),
  * if one does: real sessions have the odd call whose value came from the user instead.
  * The most frequent key wins.
  */
 function wiringOf(
   samples: readonly (readonly SampleStep[])[],
+  from: number,
   step: number,
   key: string,
 ): string | undefined {
   const found = new Map<string, number>();
   let seen = 0;
   for (const sample of samples) {
-    const output = sample[step - 1].output_summary ?? "";
+    const output = sample[from].output_summary ?? "";
     // A sample without the earlier output recorded tells nothing about the wiring.
     if (output === "") continue;
     seen++;
@@ -129,7 +191,8 @@ function same(left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right);
 }
 
-function typeOf(values: readonly unknown[]): string {
+/** The JSON type of the values given (`string`, `number|string`…), `undefined`s aside. */
+export function typeOf(values: readonly unknown[]): string {
   const types = new Set(
     values.filter((value) => value !== undefined).map((value) =>
       value === null

@@ -73,13 +73,17 @@ export { cosineTfidf } from "./cosine_tfidf.ts";
 export { MAX_CONDITION_CHARS, MAX_CONDITION_DEPTH, parseCondition } from "../tools/mod.ts";
 export { StepGraph, type StepNode } from "./step_graph.ts";
 export {
+  type AnalysisOptions,
   analyzeParameters,
   type ParameterAnalysis,
+  returnedBy,
   type SampleStep,
 } from "./analyze_parameters.ts";
 export {
   checkSynthesizedTool,
   type ErrorStrategy,
+  secretConstantProblems,
+  sessionConstantProblems,
   stepGraphOf,
   type StepInput,
   SynthesisError,
@@ -91,10 +95,13 @@ export {
   withParallelism,
 } from "./synthesized_tool.ts";
 export {
+  analyzeSamples,
   type ChainInfo,
   type ChainSample,
   errorStrategyFor,
+  MAX_EARLIER_OUTPUTS,
   retrieveSamples,
+  type SynthesisOptions,
   synthesizeDeterministic,
 } from "./synthesize_deterministic.ts";
 export {
@@ -110,6 +117,7 @@ export {
   validateByReplay,
   type ValidationConfig,
   type ValidationEvidence,
+  type ValidationOptions,
   type ValidationResult,
 } from "./replay_validation.ts";
 export {
@@ -119,6 +127,8 @@ export {
   type SynthesizeConfig,
 } from "./synthesize_config.ts";
 export {
+  executed,
+  type PromotionOptions,
   REGISTRY_ENTRY_SCHEMA,
   type RegistryEntry,
   registryEntryProblems,
@@ -155,12 +165,28 @@ export {
   validateStored,
   type ValidateStoredOptions,
 } from "./validate_stored.ts";
+export { copyTree, openSandboxWorlds, type SandboxTargetOptions } from "./sandbox_target.ts";
 export {
-  openSandboxTarget,
-  type SandboxTarget,
-  type SandboxTargetOptions,
-} from "./sandbox_target.ts";
+  DEFAULT_FRESH_JOBS,
+  type FreshExecutionOptions,
+  type FreshExecutionScore,
+  type FreshSession,
+  type FreshWorlds,
+  validateInFreshWorlds,
+  type World,
+} from "./fresh_execution.ts";
 export {
+  appendSessionOrigin,
+  maskCommand,
+  readOnlyToolsOf,
+  readSessionOrigins,
+  SESSION_ORIGINS_FILE,
+  type SessionOrigin,
+  sessionOriginsPath,
+  type UpstreamOrigin,
+} from "./session_origins.ts";
+export {
+  type PipelineExecution,
   type PipelineRow,
   type PipelineStage,
   synthesisPipeline,

@@ -25,6 +25,7 @@ function tool(id: string, steps: [string, string | null][]): SynthesizedTool {
 
 const PASSED = {
   passed: true,
+  evidence: "execution",
   reasons: [],
   validated_at: "2026-01-01T00:00:00.000Z",
 } as unknown as ValidationResult;

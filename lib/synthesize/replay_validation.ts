@@ -17,6 +17,12 @@ import {
   type ExecutionTarget,
   validateByExecution,
 } from "./execution_validation.ts";
+import {
+  type FreshExecutionScore,
+  type FreshSession,
+  type FreshWorlds,
+  validateInFreshWorlds,
+} from "./fresh_execution.ts";
 
 /** The `validation` keys of the configuration, with the spec's defaults. */
 export interface ValidationConfig {
@@ -48,8 +54,10 @@ export interface ReplaySession {
  * What the equivalence score rests on. `replay`: recorded values only — where every step
  * would be called as recorded, the projected output is the recorded one by construction,
  * so the score says whether the calls reproduce, not whether the outputs would.
- * `execution`: the composite was also executed (in the sandbox, or against the live MCP
- * server whose tools its steps are) and its outputs scored.
+ * `execution`: the composite was also executed — in fresh worlds beside the original calls
+ * (`execution.mode: "fresh"`, the only way a chain that writes is executed), or, for a chain
+ * whose every step its server annotates read-only, against the live server — and its
+ * outputs scored. Promotion needs `execution` unless replay alone is accepted by name.
  */
 export type ValidationEvidence = "replay" | "execution";
 
@@ -79,8 +87,11 @@ export interface ValidationResult {
   };
   error_parity: boolean;
   unhandled_failures: { session_id: string; step: number; outcome: ToolOutcome }[];
-  /** With execution: the composite run on the recorded inputs (see `ExecutionScore`). */
-  execution?: ExecutionScore;
+  /**
+   * With execution: the composite run on the recorded inputs — against a live server
+   * (`ExecutionScore`) or in fresh worlds (`FreshExecutionScore`, `mode: "fresh"`).
+   */
+  execution?: ExecutionScore | FreshExecutionScore;
   validated_at: string;
 }
 
@@ -229,18 +240,96 @@ export function unhandledFailures(tool: SynthesizedTool, sessions: readonly Repl
   );
 }
 
+/** How a validation executes the composite besides replaying it (default: it does not). */
+export interface ValidationOptions {
+  /** Dates the result; default `Date.now`. */
+  now?: () => number;
+  /** Executes against a live server (read-only chains only) or a single sandbox. */
+  target?: ExecutionTarget;
+  /** Executes in fresh worlds, one pair per session (`fresh_execution.ts`). */
+  fresh?: { worlds: FreshWorlds; jobs?: number; sessionDeadlineMs?: number };
+}
+
+/** The sessions as fresh execution needs them: every call, the chain where it ran. */
+async function freshSessions(
+  store: EventStore,
+  sessions: readonly ReplaySession[],
+): Promise<{ usable: FreshSession[]; skipped: string[] }> {
+  const usable: FreshSession[] = [];
+  const skipped: string[] = [];
+  for (const session of sessions) {
+    const calls = await store.getBySession(session.session_id);
+    const start = calls.findIndex((call) => call.event_id === session.events[0].event_id);
+    const contiguous = start >= 0 &&
+      session.events.every((event, offset) => calls[start + offset]?.event_id === event.event_id);
+    if (contiguous) usable.push({ session_id: session.session_id, calls, chain_start: start });
+    else skipped.push(session.session_id);
+  }
+  return { usable, skipped };
+}
+
+/** Executes the composite as the options say; none when they name no execution. */
+async function executeFor(
+  store: EventStore,
+  tool: SynthesizedTool,
+  sessions: readonly ReplaySession[],
+  config: ValidationConfig,
+  options: ValidationOptions,
+): Promise<ExecutionScore | FreshExecutionScore | undefined> {
+  const score = (left: string, right: string | null) =>
+    similarity(left, right, config.similarity_method);
+  if (options.fresh) {
+    const { usable } = await freshSessions(store, sessions);
+    return await validateInFreshWorlds(tool, usable, options.fresh.worlds, {
+      score,
+      jobs: options.fresh.jobs,
+      sessionDeadlineMs: options.fresh.sessionDeadlineMs,
+    });
+  }
+  if (options.target) return await validateByExecution(tool, sessions, options.target, score);
+  return undefined;
+}
+
+/** Why an execution does not pass (empty: it does). */
+function executionReasons(
+  execution: ExecutionScore | FreshExecutionScore | undefined,
+  config: ValidationConfig,
+): string[] {
+  if (!execution) return [];
+  const reasons: string[] = [];
+  if (execution.sessions === 0) reasons.push("executed: no session could be executed");
+  if (execution.mean_similarity < config.equivalence_threshold) {
+    reasons.push(
+      `executed: mean similarity ${
+        execution.mean_similarity.toFixed(3)
+      } is below ${config.equivalence_threshold}`,
+    );
+  }
+  if ("mode" in execution) {
+    if (execution.failures.length) {
+      reasons.push(`executed: ${execution.failures.length} session(s) failed to run`);
+    }
+    if (config.similarity_method === "exact_match") {
+      const unequal = execution.steps.compared - execution.steps.equal +
+        execution.later.compared - execution.later.equal;
+      if (unequal) reasons.push(`executed: ${unequal} output(s) differ from the original calls'`);
+    }
+  }
+  return reasons;
+}
+
 /**
  * Validates a tool by replaying the newest `min_replay_sessions` sessions that contain its
- * chain, and — given an execution `target` — by executing it on their inputs too (then the
- * execution score must pass as well). Throws `InsufficientDataError` when there are fewer.
+ * chain, and — when the options name an execution — by executing it too (then the execution
+ * must pass as well). Throws `InsufficientDataError` when there are fewer sessions.
  */
 export async function validateByReplay(
   store: EventStore,
   tool: SynthesizedTool,
   config: ValidationConfig,
-  now: () => number = Date.now,
-  target?: ExecutionTarget,
+  options: ValidationOptions = {},
 ): Promise<ValidationResult> {
+  const now = options.now ?? Date.now;
   const chain = tool.source_chain.tools;
   // A session whose wired values' sources were not recorded cannot be replayed offline.
   // Nor can one whose inputs nest too deeply to compare.
@@ -267,14 +356,7 @@ export async function validateByReplay(
   const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
   const ratio = original === 0 ? 1 : composite / original;
   const unhandled = unhandledFailures(tool, sessions);
-  const execution = target
-    ? await validateByExecution(
-      tool,
-      sessions,
-      target,
-      (executed, recorded) => similarity(executed, recorded, config.similarity_method),
-    )
-    : undefined;
+  const execution = await executeFor(store, tool, sessions, config, options);
   const reasons = [
     ...(mean < config.equivalence_threshold
       ? [`mean similarity ${mean.toFixed(3)} is below ${config.equivalence_threshold}`]
@@ -283,13 +365,7 @@ export async function validateByReplay(
       ? [`latency ratio ${ratio.toFixed(3)} is above ${config.max_latency_regression}`]
       : []),
     ...(unhandled.length ? [`${unhandled.length} observed failure(s) have no strategy`] : []),
-    ...(execution && execution.mean_similarity < config.equivalence_threshold
-      ? [
-        `executed: mean similarity ${
-          execution.mean_similarity.toFixed(3)
-        } is below ${config.equivalence_threshold}`,
-      ]
-      : []),
+    ...executionReasons(execution, config),
   ];
   return {
     tool_id: tool.tool_id,

@@ -5,6 +5,7 @@ import { mineChains, type MinedChain } from "./mine_chains.ts";
 import type { SynthesisEngine } from "./synthesis_engine.ts";
 import { retrieveSamples } from "./synthesize_deterministic.ts";
 import type { RegistryEntry, SynthesizedRegistry } from "./synthesized_registry.ts";
+import { readOnlyToolsOf, type SessionOrigin } from "./session_origins.ts";
 
 /** Which chains to synthesize, and who writes them. */
 export interface SynthesisRunOptions {
@@ -17,6 +18,11 @@ export interface SynthesisRunOptions {
   minSupport?: number;
   /** The hint after "no events in <store>:" when the store is empty. */
   emptyHint?: string;
+  /**
+   * How each recorded session's upstream was started, with the tools it annotated
+   * read-only: a step may overlap others only when every sample's server said so.
+   */
+  origins?: ReadonlyMap<string, SessionOrigin>;
   /** Told what mining found, before any tool is written. */
   onMined?: (mined: { sessions: number; chains: MinedChain[] }) => void | Promise<void>;
 }
@@ -46,7 +52,11 @@ export async function runSynthesis(
   const written: RegistryEntry[] = [];
   for (const chain of chains) {
     const samples = await retrieveSamples(store, chain);
-    const tool = await options.engine.write(chain, samples);
+    const readOnlyTools = readOnlyToolsOf(
+      options.origins ?? new Map(),
+      samples.map((sample) => sample.session_id),
+    );
+    const tool = await options.engine.write(chain, samples, { readOnlyTools });
     written.push(await registry.saveDraft(tool, options.engine.name));
   }
   return { sessions: sessions.length, chains, written };

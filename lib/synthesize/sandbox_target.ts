@@ -1,43 +1,94 @@
-import { UsageError } from "../core/mod.ts";
+/**
+ * Fresh worlds for syn's own tools: each is a tool session in a fresh copy of the sandbox
+ * root, so validating a composite never writes into the user's folder — the original calls
+ * run in one copy, the composite in another, and both copies are removed afterwards.
+ */
+import { joinPath, UsageError } from "../core/mod.ts";
 import { baselineRegistry, compositeProblems, outputSummary, ToolSession } from "../tools/mod.ts";
-import type { ExecutionTarget } from "./execution_validation.ts";
+import type { FreshWorlds } from "./fresh_execution.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 
-/** An execution target open on a tool session; disposing of it closes the session. */
-export interface SandboxTarget extends AsyncDisposable {
-  target: ExecutionTarget;
-}
-
-/** The sandbox a composite runs in: its root folder and the capabilities granted. */
+/** The sandbox a composite runs in: the root folder that is copied, and the capabilities granted. */
 export interface SandboxTargetOptions {
   root: string;
   granted?: string[];
 }
 
+/** Most files and bytes a root may hold to be copied for validation. */
+export const MAX_COPIED_FILES = 10_000;
+export const MAX_COPIED_BYTES = 256 * 1024 * 1024;
+
 /**
- * A tool session in `root` whose tools (syn's own) run this — not yet promoted —
- * composite's steps. A step that names a tool syn does not have, or a condition that does
- * not parse, is a `UsageError`.
+ * Copies the regular files and folders of `from` into `to` (links are not followed and not
+ * copied). Throws `UsageError` when the root is larger than the caps.
  */
-export async function openSandboxTarget(
+export async function copyTree(from: string, to: string): Promise<void> {
+  const budget = { files: MAX_COPIED_FILES, bytes: MAX_COPIED_BYTES };
+  const pending: [string, string][] = [[from, to]];
+  while (pending.length) {
+    const [source, target] = pending.pop()!;
+    for await (const entry of Deno.readDir(source)) {
+      const sourcePath = joinPath(source, entry.name);
+      const targetPath = joinPath(target, entry.name);
+      if (entry.isDirectory) {
+        await Deno.mkdir(targetPath, { mode: 0o700 });
+        pending.push([sourcePath, targetPath]);
+      } else if (entry.isFile) {
+        const size = (await Deno.lstat(sourcePath)).size;
+        budget.files--;
+        budget.bytes -= size;
+        if (budget.files < 0 || budget.bytes < 0) {
+          throw new UsageError(
+            `${from} holds more than ${MAX_COPIED_FILES} files or ${MAX_COPIED_BYTES} bytes: ` +
+              "too large to copy for validation (give a smaller --root)",
+          );
+        }
+        await Deno.copyFile(sourcePath, targetPath);
+      }
+    }
+  }
+}
+
+/**
+ * Fresh worlds for a — not yet promoted — composite of syn's own tools: each world is a new
+ * tool session rooted in a new copy of `root`. A step that names a tool syn does not have,
+ * or a condition that does not parse, is a `UsageError`.
+ */
+export async function openSandboxWorlds(
   tool: SynthesizedTool,
   options: SandboxTargetOptions,
-): Promise<SandboxTarget> {
+): Promise<FreshWorlds> {
   const tools = await baselineRegistry();
   const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined);
   if (problems.length) {
     throw new UsageError(`cannot execute ${tool.tool_id}: ${problems.join("; ")}`);
   }
-  const session = await ToolSession.open({
-    root: options.root,
-    registry: tools,
-    granted: options.granted ?? [],
-  });
-  const target: ExecutionTarget = {
-    execute: (name, args) => session.call({ id: crypto.randomUUID(), tool: name, args }),
+  const root = await Deno.realPath(options.root);
+  return {
+    where: `in fresh copies of ${root}`,
     summarize: outputSummary,
-    where: "in the sandbox",
-    rerunOriginals: false,
+    readOnly: (name) => tools.get(name)?.effects?.readOnly === true,
+    async open() {
+      const copy = await Deno.makeTempDir({ prefix: "syn-validate-" });
+      const remove = () => Deno.remove(copy, { recursive: true }).catch(() => {});
+      try {
+        await copyTree(root, copy);
+        const session = await ToolSession.open({
+          root: copy,
+          registry: tools,
+          granted: options.granted ?? [],
+        });
+        return {
+          execute: (name, args) => session.call({ id: crypto.randomUUID(), tool: name, args }),
+          async [Symbol.asyncDispose]() {
+            await session.close();
+            await remove();
+          },
+        };
+      } catch (error) {
+        await remove();
+        throw error;
+      }
+    },
   };
-  return { target, [Symbol.asyncDispose]: async () => await session.close() };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../core/mod.ts";
-import { openSandboxTarget } from "./sandbox_target.ts";
+import { openSandboxWorlds } from "./sandbox_target.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 
 function tool(steps: string[]): SynthesizedTool {
@@ -20,9 +20,9 @@ function tool(steps: string[]): SynthesizedTool {
   };
 }
 
-Deno.test("openSandboxTarget() refuses a composite with a step syn has no tool for", async () => {
+Deno.test("openSandboxWorlds() refuses a composite with a step syn has no tool for", async () => {
   await assert.rejects(
-    openSandboxTarget(tool(["fs.list_dir", "kb.search"]), { root: "." }),
+    openSandboxWorlds(tool(["fs.list_dir", "kb.search"]), { root: "." }),
     (error) =>
       error instanceof UsageError &&
       error.message.startsWith("cannot execute fs.list_dir-then-kb.search: ") &&
@@ -30,20 +30,30 @@ Deno.test("openSandboxTarget() refuses a composite with a step syn has no tool f
   );
 });
 
-Deno.test("openSandboxTarget() runs syn's own tools in the root it is given", async () => {
+Deno.test("openSandboxWorlds() runs each world in a fresh copy and never writes into the root", async () => {
   const root = await Deno.makeTempDir({ prefix: "syn_sandbox_target_" });
   try {
-    await Deno.writeTextFile(`${root}/a.txt`, "a");
-    await using opened = await openSandboxTarget(tool(["fs.list_dir", "fs.list_dir"]), { root });
-    assert.equal(opened.target.where, "in the sandbox");
-    assert.equal(opened.target.rerunOriginals, false);
-    const result = await opened.target.execute(
-      "fs.list_dir",
-      { path: "." },
-      AbortSignal.timeout(10_000),
-    );
-    assert.equal(result.ok, true, JSON.stringify(result.error));
-    assert.match(opened.target.summarize(result.output), /a\.txt/);
+    await Deno.mkdir(`${root}/sub`);
+    await Deno.writeTextFile(`${root}/sub/a.txt`, "a");
+    const worlds = await openSandboxWorlds(tool(["fs.list_dir", "fs.write_text"]), { root });
+    assert.match(worlds.where, /^in fresh copies of /);
+    assert.equal(worlds.readOnly?.("fs.list_dir"), true);
+    assert.equal(worlds.readOnly?.("fs.write_text"), false);
+    const signal = AbortSignal.timeout(10_000);
+    {
+      await using first = await worlds.open("s1");
+      const wrote = await first.execute("fs.write_text", { path: "new.txt", text: "x" }, signal);
+      assert.equal(wrote.ok, true, JSON.stringify(wrote.error));
+      const listed = await first.execute("fs.list_dir", { path: "." }, signal);
+      assert.match(worlds.summarize(listed.output), /new\.txt/);
+      await using second = await worlds.open("s1");
+      const other = await second.execute("fs.read_text", { path: "sub/a.txt" }, signal);
+      assert.equal(other.ok, true, JSON.stringify(other.error));
+      const fresh = await second.execute("fs.list_dir", { path: "." }, signal);
+      assert.doesNotMatch(worlds.summarize(fresh.output), /new\.txt/, "each world is its own copy");
+    }
+    const entries = [...Deno.readDirSync(root)].map((entry) => entry.name).sort();
+    assert.deepEqual(entries, ["sub"], "the user's folder is left as it was");
   } finally {
     await Deno.remove(root, { recursive: true });
   }

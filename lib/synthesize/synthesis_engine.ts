@@ -20,7 +20,12 @@ import {
 } from "../llm/mod.ts";
 import type { MinedChain } from "./mine_chains.ts";
 import type { SynthesizeConfig } from "./synthesize_config.ts";
-import { type ChainSample, synthesizeDeterministic } from "./synthesize_deterministic.ts";
+import { defaultSynthesisEngine, synthesisModel, withRetryOn } from "./synthesis_model.ts";
+import {
+  type ChainSample,
+  type SynthesisOptions,
+  synthesizeDeterministic,
+} from "./synthesize_deterministic.ts";
 import { synthesizeWithModel } from "./synthesize_with_model.ts";
 import { checkSynthesizedTool, SynthesisError, type SynthesizedTool } from "./synthesized_tool.ts";
 
@@ -28,7 +33,11 @@ import { checkSynthesizedTool, SynthesisError, type SynthesizedTool } from "./sy
 export interface SynthesisEngine {
   /** `deterministic` or the provider's name, kept with each tool it writes. */
   name: string;
-  write(chain: MinedChain, samples: ChainSample[]): Promise<SynthesizedTool>;
+  write(
+    chain: MinedChain,
+    samples: ChainSample[],
+    options?: { readOnlyTools?: ReadonlySet<string> },
+  ): Promise<SynthesizedTool>;
 }
 
 /** What a provider engine needs from outside. */
@@ -45,35 +54,49 @@ export interface SynthesisEngineOptions {
 /**
  * The engine `name` names. A provider runs in mock mode (its canned answer is the offline
  * synthesizer's tool) unless LABS_EXTERNAL_LIVE=1 and its key are set. An unknown name or
- * a provider setting that does not resolve is a `UsageError`.
+ * a provider setting that does not resolve is a `UsageError`. No name: the engine the
+ * config's `llm_model` implies (`defaultSynthesisEngine`: offline unless live).
  */
 export function synthesisEngine(
-  name: string,
+  requested: string | undefined,
   config: SynthesizeConfig,
   options: SynthesisEngineOptions = {},
 ): SynthesisEngine {
+  const live = options.config?.llm.live ?? false;
+  const name = requested ?? defaultSynthesisEngine(config, { live });
   const maxParallelSteps = config.synthesis.max_parallel_steps;
   if (name === "deterministic") {
-    return { name, write: (chain, samples) => writeOffline(chain, samples, maxParallelSteps) };
+    return {
+      name,
+      write: (chain, samples, options = {}) =>
+        writeOffline(chain, samples, { maxParallelSteps, readOnlyTools: options.readOnlyTools }),
+    };
   }
   if (!(PROVIDERS as readonly string[]).includes(name)) {
     throw new UsageError(
       `--engine takes deterministic, ${PROVIDERS.join(", ")}: ${name}`,
     );
   }
-  const modelConfig = withLlmKeys(providerConfig(name as ProviderName, options), config.llm);
+  // llm_model is the model when it is this provider's; `retry_on` limits the retries.
+  const resolved = providerConfig(name as ProviderName, {
+    ...options,
+    model: synthesisModel(name, config, options.model),
+  });
+  const modelConfig = withRetryOn(withLlmKeys(resolved, config.llm), config.llm);
   const backoff = backoffOf(config.llm);
   const createModel = options.createModel ?? createLanguageModel;
   return {
     name,
-    write: (chain, samples) => {
+    write: (chain, samples, options = {}) => {
+      const readOnlyTools = options.readOnlyTools;
       const model = createModel(modelConfig, {
-        mock: () => synthesizeDeterministic(chain, samples, { maxParallelSteps }),
+        mock: () => synthesizeDeterministic(chain, samples, { maxParallelSteps, readOnlyTools }),
         backoff,
       });
       return synthesizeWithModel(model, chain, samples, {
         maxParallelSteps,
         maxRetriesOnInvalid: config.synthesis.max_retries_on_invalid,
+        readOnlyTools,
       });
     },
   };
@@ -83,9 +106,9 @@ export function synthesisEngine(
 async function writeOffline(
   chain: MinedChain,
   samples: ChainSample[],
-  maxParallelSteps: number,
+  options: SynthesisOptions,
 ): Promise<SynthesizedTool> {
-  const tool = synthesizeDeterministic(chain, samples, { maxParallelSteps });
+  const tool = synthesizeDeterministic(chain, samples, options);
   const problems = await checkSynthesizedTool(tool, chain.tools);
   if (problems.length) {
     throw new SynthesisError(`${chain.chain}: the tool fails its checks`, problems);

@@ -4,7 +4,12 @@ import { runSynthesis } from "./run_synthesis.ts";
 import { synthesisEngine } from "./synthesis_engine.ts";
 import type { SynthesizeConfig } from "./synthesize_config.ts";
 import type { RegistryEntry, SynthesizedRegistry } from "./synthesized_registry.ts";
-import { type StoredValidation, validateStored } from "./validate_stored.ts";
+import {
+  type StoredValidation,
+  validateStored,
+  type ValidateStoredOptions,
+} from "./validate_stored.ts";
+import type { SessionOrigin } from "./session_origins.ts";
 
 /** What became of one tool the pipeline wrote. */
 export interface PipelineRow {
@@ -35,12 +40,28 @@ export interface SynthesisPipelineOptions {
   onStage?: (stage: PipelineStage) => void | Promise<void>;
   /** Dates the validations; default `Date.now`. */
   now?: () => number;
+  /** Each recorded session's origin (which tools are read-only; how to start fresh worlds). */
+  origins?: ReadonlyMap<string, SessionOrigin>;
+  /**
+   * How a written tool is executed while it is validated (fresh worlds, or a live read-only
+   * server); none: replay only. Disposed of after the tool's validation.
+   */
+  execution?: (entry: RegistryEntry) => Promise<PipelineExecution | undefined>;
+  /** Promote on replay evidence alone (when approval is not required). Default: never. */
+  allowReplayOnly?: boolean;
+}
+
+/** An execution for one tool's validation, released when it is done. */
+export interface PipelineExecution extends AsyncDisposable {
+  fresh?: ValidateStoredOptions["fresh"];
+  target?: ValidateStoredOptions["target"];
 }
 
 /**
  * Mine → write a tool for each top chain (the offline synthesizer) → validate each by
- * replay: a tool that passes becomes TESTING (PROMOTED when approval is not required), one
- * that fails or lacks sessions stays DRAFT. One row per tool written.
+ * replay, and by execution where `execution` gives one: a tool that passes becomes TESTING
+ * (PROMOTED when approval is not required and it was executed, or replay alone is
+ * accepted), one that fails or lacks sessions stays DRAFT. One row per tool written.
  */
 export async function synthesisPipeline(
   store: EventStore,
@@ -53,13 +74,22 @@ export async function synthesisPipeline(
     top: options.top ?? 3,
     minSupport: options.minSupport,
     emptyHint: options.emptyHint,
+    origins: options.origins,
     onMined: async ({ sessions, chains }) =>
       await onStage?.({ stage: "mine", sessions, chains: chains.length }),
   });
   await onStage?.({ stage: "synthesize", written: written.length });
   const rows: PipelineRow[] = [];
   for (const entry of written) {
-    const outcome = await validateStored(store, registry, { entry, config, now: options.now });
+    await using execution = await options.execution?.(entry);
+    const outcome = await validateStored(store, registry, {
+      entry,
+      config,
+      now: options.now,
+      fresh: execution?.fresh,
+      target: execution?.target,
+      allowReplayOnly: options.allowReplayOnly,
+    });
     const row = pipelineRow(entry, outcome);
     rows.push(row);
     await onStage?.({ stage: "validate", row });

@@ -2,7 +2,7 @@
  * Sample retrieval and the offline synthesizer: a `SynthesizedTool` built from the
  * parameter analysis alone (no model, no key), so the whole pipeline runs out of the box.
  */
-import { analyzeParameters, type ParameterAnalysis } from "./analyze_parameters.ts";
+import { analyzeParameters, type ParameterAnalysis, typeOf } from "./analyze_parameters.ts";
 import type { EventStore } from "./event_store.ts";
 import type { MinedChain } from "./mine_chains.ts";
 import {
@@ -18,6 +18,11 @@ import { withinDepth } from "./_json_depth.ts";
 /** One occurrence of the chain, as the spec's `SynthesisSample`. */
 export interface ChainSample {
   session_id: string;
+  /**
+   * The outputs of the calls the session made before the chain (the newest
+   * `MAX_EARLIER_OUTPUTS`): a value one of them returned is never a constant.
+   */
+  earlier_outputs?: (string | null)[];
   tools: {
     tool_id: string;
     input_params: Record<string, unknown>;
@@ -29,6 +34,9 @@ export interface ChainSample {
 
 /** The chain as synthesis reads it. */
 export type ChainInfo = Pick<MinedChain, "tools" | "support" | "confidence" | "avg_latency_ms">;
+
+/** How many of a session's calls before the chain a sample keeps the outputs of. */
+export const MAX_EARLIER_OUTPUTS = 200;
 
 /**
  * The spec's sample retrieval: for each sample event, its whole session, and in it the
@@ -52,6 +60,8 @@ export async function retrieveSamples(
     if (!run.every((event) => withinDepth(event.input_params))) continue;
     samples.push({
       session_id: first.session_id,
+      earlier_outputs: events.slice(Math.max(0, start - MAX_EARLIER_OUTPUTS), start)
+        .map((event) => event.output_summary),
       tools: run.map((event) => ({
         tool_id: event.tool_id,
         input_params: event.input_params,
@@ -123,13 +133,31 @@ function stepInputs(analysis: ParameterAnalysis, steps: number): Record<string, 
   return inputs;
 }
 
-/** The offline synthesizer: the analysis made into a checked-shape `SynthesizedTool`. */
+/** How a tool is written beyond its samples. */
+export interface SynthesisOptions {
+  /** The synthesis spec's `max_parallel_steps` (default 3). */
+  maxParallelSteps?: number;
+  /** The tools their servers annotated read-only where the samples were recorded. */
+  readOnlyTools?: ReadonlySet<string>;
+}
+
+/** The parameter analysis of the samples, with what their sessions returned before them. */
+export function analyzeSamples(samples: readonly ChainSample[]): ParameterAnalysis {
+  return analyzeParameters(samples.map((sample) => sample.tools), {
+    earlierOutputs: samples.map((sample) => sample.earlier_outputs ?? []),
+  });
+}
+
+/**
+ * The offline synthesizer: the analysis made into a checked-shape `SynthesizedTool`. A
+ * parameter is required exactly when every sample gave it.
+ */
 export function synthesizeDeterministic(
   chain: ChainInfo,
   samples: readonly ChainSample[],
-  options: { maxParallelSteps?: number } = {},
+  options: SynthesisOptions = {},
 ): SynthesizedTool {
-  const analysis = analyzeParameters(samples.map((sample) => sample.tools));
+  const analysis = analyzeSamples(samples);
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const param of analysis.external) {
@@ -141,11 +169,13 @@ export function synthesizeDeterministic(
     if (always) required.push(param.name);
   }
   for (const item of analysis.ambiguous) {
-    const types = samples.map((sample) => typeof sample.tools[item.step].input_params[item.key]);
-    properties[`step${item.step}_${item.key}`] = {
-      ...schemaOfType([...new Set(types)].join("|")),
+    const values = samples.map((sample) => sample.tools[item.step].input_params[item.key]);
+    const name = `step${item.step}_${item.key}`;
+    properties[name] = {
+      ...schemaOfType(typeOf(values)),
       description: `${item.key} of ${chain.tools[item.step]} (step ${item.step})`,
     };
+    if (values.every((value) => value !== undefined)) required.push(name);
   }
   const inputs = stepInputs(analysis, chain.tools.length);
   const tool: SynthesizedTool = {
@@ -168,5 +198,5 @@ export function synthesizeDeterministic(
     internal_wiring: analysis.internal_wires.map((wire) => ({ ...wire })),
     error_strategy: errorStrategyFor(samples),
   };
-  return withParallelism(tool, options.maxParallelSteps ?? 3);
+  return withParallelism(tool, options.maxParallelSteps ?? 3, options.readOnlyTools);
 }

@@ -4,9 +4,9 @@
  * its answer, one error-correction retry, then `SynthesisError`.
  */
 import type { LanguageModel } from "../llm/mod.ts";
-import { analyzeParameters } from "./analyze_parameters.ts";
 import { renderCorrectionPrompt, renderSynthesisPrompt } from "./synthesis_prompt.ts";
-import type { ChainInfo, ChainSample } from "./synthesize_deterministic.ts";
+import { analyzeSamples, type ChainInfo, type ChainSample } from "./synthesize_deterministic.ts";
+import { sessionConstantProblems } from "./synthesized_tool.ts";
 import {
   checkSynthesizedTool,
   SynthesisError,
@@ -19,6 +19,8 @@ export interface ModelSynthesisOptions {
   maxParallelSteps: number;
   /** Corrections asked for after a failing answer (the spec's `max_retries_on_invalid`). */
   maxRetriesOnInvalid: number;
+  /** The tools their servers annotated read-only where the samples were recorded. */
+  readOnlyTools?: ReadonlySet<string>;
 }
 
 export async function synthesizeWithModel(
@@ -27,7 +29,7 @@ export async function synthesizeWithModel(
   samples: readonly ChainSample[],
   options: ModelSynthesisOptions,
 ): Promise<SynthesizedTool> {
-  const analysis = analyzeParameters(samples.map((sample) => sample.tools));
+  const analysis = analyzeSamples(samples);
   const prompt = renderSynthesisPrompt(chain, analysis, samples, options.maxParallelSteps);
   const messages: { role: "user" | "assistant"; content: string }[] = [];
   let next = prompt;
@@ -47,7 +49,14 @@ export async function synthesizeWithModel(
     });
     problems = await checkSynthesizedTool(result.json, chain.tools);
     if (!problems.length) {
-      return withParallelism(result.json as SynthesizedTool, options.maxParallelSteps);
+      problems = sessionConstantProblems(result.json as SynthesizedTool, samples);
+    }
+    if (!problems.length) {
+      return withParallelism(
+        result.json as SynthesizedTool,
+        options.maxParallelSteps,
+        options.readOnlyTools,
+      );
     }
     messages.push({ role: "user", content: next }, { role: "assistant", content: result.text });
     next = renderCorrectionPrompt(problems);

@@ -33,6 +33,22 @@ export interface RegistryEntry {
   created_at: string;
   updated_at: string;
   validation: ValidationResult | null;
+  /**
+   * Promoted on replay evidence alone, because the user said `--allow-replay-only`: the
+   * composite was never executed before it was served.
+   */
+  replay_only?: boolean;
+}
+
+/** How a tool may be promoted. */
+export interface PromotionOptions {
+  /** Accept a validation that rests on replay alone (never executed). Default: refuse. */
+  allowReplayOnly?: boolean;
+}
+
+/** Whether a validation executed the composite (what promotion needs by default). */
+export function executed(validation: ValidationResult | null | undefined): boolean {
+  return validation?.evidence === "execution";
 }
 
 const TOOL_ID = /^[a-z0-9][a-z0-9_.-]{0,95}$/;
@@ -198,25 +214,37 @@ export class SynthesizedRegistry {
 
   /**
    * The spec's workflow after validation: failed → DRAFT; passed → TESTING when approval
-   * is required, else PROMOTED.
+   * is required, else PROMOTED — but only on execution evidence (or replay evidence the
+   * user accepted by name); a pass on replay alone stays TESTING.
    */
   async recordValidation(
     toolId: string,
     result: ValidationResult,
     requireApproval: boolean,
+    options: PromotionOptions = {},
   ): Promise<RegistryEntry> {
     const entry = await this.#require(toolId);
-    const status: ToolStatus = !result.passed ? "DRAFT" : requireApproval ? "TESTING" : "PROMOTED";
+    const promotable = executed(result) || options.allowReplayOnly === true;
+    const status: ToolStatus = !result.passed
+      ? "DRAFT"
+      : requireApproval || !promotable
+      ? "TESTING"
+      : "PROMOTED";
+    const { replay_only: _old, ...rest } = entry;
     return await this.#write({
-      ...entry,
+      ...rest,
       status,
       validation: result,
+      ...(status === "PROMOTED" && !executed(result) ? { replay_only: true } : {}),
       updated_at: new Date(this.#now()).toISOString(),
     });
   }
 
-  /** `approve --promote`: only a tool that passed validation (TESTING) becomes PROMOTED. */
-  async promote(toolId: string): Promise<RegistryEntry> {
+  /**
+   * `approve --promote`: only a tool that passed validation (TESTING) becomes PROMOTED, and
+   * only on execution evidence unless `allowReplayOnly` (then the entry says so).
+   */
+  async promote(toolId: string, options: PromotionOptions = {}): Promise<RegistryEntry> {
     const entry = await this.#require(toolId);
     if (entry.status === "PROMOTED") return entry;
     if (entry.status === "DRAFT" || !entry.validation?.passed) {
@@ -225,9 +253,17 @@ export class SynthesizedRegistry {
         : "it has not been validated (syn synthesize validate " + toolId + ")";
       throw new SynError("not_promotable", `${toolId} is a DRAFT: ${why}`);
     }
+    if (!executed(entry.validation) && !options.allowReplayOnly) {
+      throw new SynError(
+        "not_promotable",
+        `${toolId} was validated on replay alone, never executed: validate it with --execute ` +
+          "(--fresh-upstream for a chain that writes), or promote it with --allow-replay-only",
+      );
+    }
     return await this.#write({
       ...entry,
       status: "PROMOTED",
+      ...(!executed(entry.validation) ? { replay_only: true } : {}),
       updated_at: new Date(this.#now()).toISOString(),
     });
   }

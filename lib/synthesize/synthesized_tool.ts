@@ -3,7 +3,8 @@
  * replaces a mined chain, and the synthesis spec's checks every synthesized tool passes
  * before it is stored, whoever wrote it (the offline synthesizer or a model).
  */
-import { SynError } from "../core/mod.ts";
+import { isSecretName, SynError } from "../core/mod.ts";
+import { returnedBy } from "./analyze_parameters.ts";
 import {
   compileJsonSchema,
   type JsonSchemaValidator,
@@ -130,7 +131,45 @@ export async function checkSynthesizedTool(
     }
   });
   if (problems.length) return problems;
+  problems.push(...secretConstantProblems(tool));
+  if (problems.length) return problems;
   return compositeProblems(tool, () => true);
+}
+
+/** A secret-named input is always a parameter: a constant there is refused, wherever it came from. */
+export function secretConstantProblems(tool: Pick<SynthesizedTool, "steps">): string[] {
+  return tool.steps.flatMap((step, index) =>
+    Object.entries(step.inputs).filter(([key, input]) => "constant" in input && isSecretName(key))
+      .map(([key]) =>
+        `/steps/${index}/inputs/${key}: a secret-named input must be a parameter, never a constant`
+      )
+  );
+}
+
+/**
+ * Constants that a sample's session returned before the step (then the value is the
+ * session's — a wire or a parameter — not the task's): a model's answer is held to the same
+ * rule as the offline synthesizer's.
+ */
+export function sessionConstantProblems(
+  tool: Pick<SynthesizedTool, "steps">,
+  samples: readonly {
+    earlier_outputs?: readonly (string | null)[];
+    tools: readonly { output_summary: string | null }[];
+  }[],
+): string[] {
+  return tool.steps.flatMap((step, index) =>
+    Object.entries(step.inputs).filter(([, input]) =>
+      "constant" in input && samples.some((sample) =>
+        [
+          ...(sample.earlier_outputs ?? []),
+          ...sample.tools.slice(0, index).map((call) => call.output_summary),
+        ].some((output) => returnedBy(output, (input as { constant: unknown }).constant))
+      )
+    ).map(([key]) =>
+      `/steps/${index}/inputs/${key}: an earlier call of the session returned this value: wire it or make it a parameter`
+    )
+  );
 }
 
 /** The steps as a DAG: each depends on the steps it takes wired values from. */
@@ -150,18 +189,30 @@ export class SynthesisError extends SynError {
 }
 
 /**
- * The spec's "step construction": each step may run with every step that shares no data
- * dependency with it (a symmetric relation, recomputed from the wiring), and the cap on
- * steps running at once is recorded as `max_parallel_steps`, which the composite plan
- * enforces exactly.
+ * The spec's "step construction", order-safe: each step is marked `read_only` exactly when
+ * its tool is in `readOnlyTools` (the servers' annotations where the samples were recorded
+ * — never what a model wrote), and may run with another step only when both are read-only
+ * and share no data dependency (a symmetric relation, recomputed from the wiring). The cap
+ * on steps running at once is recorded as `max_parallel_steps`, which the composite plan
+ * enforces exactly; the plan also keeps every step in recorded order and asks the runner
+ * again whether each overlapping step is still read-only.
  */
-export function withParallelism(tool: SynthesizedTool, maxParallel: number): SynthesizedTool {
+export function withParallelism(
+  tool: SynthesizedTool,
+  maxParallel: number,
+  readOnlyTools: ReadonlySet<string> = new Set(),
+): SynthesizedTool {
   const graph = stepGraphOf(tool);
   const cap = Math.min(MAX_PARALLEL_STEPS, Math.max(1, Math.floor(maxParallel)));
-  const steps = tool.steps.map((step, index) => ({
-    ...step,
-    parallelizable_with: cap < 2 ? [] : tool.steps.map((_, other) => other)
-      .filter((other) => graph.canRunTogether(String(index), String(other))),
-  }));
+  const readOnly = tool.steps.map((step) => readOnlyTools.has(step.tool_id));
+  const steps = tool.steps.map((step, index) => {
+    const { read_only: _claimed, ...rest } = step;
+    return {
+      ...rest,
+      ...(readOnly[index] ? { read_only: true } : {}),
+      parallelizable_with: cap < 2 || !readOnly[index] ? [] : tool.steps.map((_, other) => other)
+        .filter((other) => readOnly[other] && graph.canRunTogether(String(index), String(other))),
+    };
+  });
   return { ...tool, steps, max_parallel_steps: cap };
 }

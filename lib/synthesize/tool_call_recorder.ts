@@ -1,17 +1,26 @@
 /**
  * Records tool calls as tool events in an event store, as they happen, for any server
  * that answers tool calls (`syn mcp-serve --tools`, `syn mcp-proxy`): one event per call
- * with the tool, its arguments with secrets masked (the values given, and any field named
- * like a key or token), a summary of its output, the outcome, the latency and the session.
+ * with the tool, its arguments with secrets masked (the values given, and the value of every
+ * field at any depth whose name is on `lib/core`'s one list of secret names: token, password,
+ * secret, key, cookie, …) and capped, a summary of its output (masked the same way), the
+ * outcome, the latency and the session. Where a call names how its session's upstream was
+ * started, that origin is written once per session (`session_origins.ts`).
  *
  * Off the call path: `record` never waits and never throws, so a call's answer never
  * waits for the store, and a store that fails (a full disk, a database gone) never fails
  * a call. Appends are batched; at most {@linkcode MAX_PENDING_EVENTS} events wait, more
  * are dropped. Each kind of failure is reported once through `onError`, not once per call.
  */
-import { errorMessage, redactText, redactValue } from "../core/mod.ts";
-import { capSummary } from "../tools/mod.ts";
+import { errorMessage, isRecord, maskSecretFields, redactText, redactValue } from "../core/mod.ts";
+import { capSummary, OUTPUT_SUMMARY_CHARS } from "../tools/mod.ts";
 import type { EventStore } from "./event_store.ts";
+import {
+  appendSessionOrigin,
+  maskedOrigin,
+  type SessionOrigin,
+  type UpstreamOrigin,
+} from "./session_origins.ts";
 import { toEventRecord, type ToolEvent, toolEventParser, type ToolOutcome } from "./tool_event.ts";
 
 /** A batch is appended once it holds this many events… */
@@ -20,6 +29,10 @@ export const RECORDER_BATCH_SIZE = 64;
 export const RECORDER_FLUSH_MS = 50;
 /** Most events waiting for the store (queued or being written); more are dropped. */
 export const MAX_PENDING_EVENTS = 1000;
+/** A recorded string argument is cut to this many characters, like an output summary. */
+export const MAX_INPUT_STRING_CHARS = OUTPUT_SUMMARY_CHARS;
+/** Recorded arguments larger than this (as JSON) are replaced by a note of their size. */
+export const MAX_INPUT_JSON_CHARS = 64 * 1024;
 
 /** One finished call, as the server saw it. */
 export interface RecordedCall {
@@ -38,6 +51,11 @@ export interface RecordedCall {
   latencyMs: number;
   /** The session it belongs to; else the recorder's `sessionId()`. */
   sessionId?: string;
+  /**
+   * How the session's upstream was started and which of its tools it annotates read-only;
+   * written once per session when the recorder has a `stateDir`.
+   */
+  origin?: { upstream: UpstreamOrigin; readOnlyTools: readonly string[] };
 }
 
 /** Options of {@linkcode ToolCallRecorder}. */
@@ -50,6 +68,8 @@ export interface ToolCallRecorderOptions {
   onError?: (line: string) => void;
   /** How long a batch waits for more events before it is appended (ms). */
   flushMs?: number;
+  /** Where session origins are written (`<state>/session-origins.jsonl`); none: not written. */
+  stateDir?: string;
 }
 
 /**
@@ -76,6 +96,8 @@ export class ToolCallRecorder implements AsyncDisposable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Sessions whose origin was written (or is being written). */
+  readonly #described = new Set<string>();
 
   constructor(store: EventStore, options: ToolCallRecorderOptions = {}) {
     this.#store = store;
@@ -92,8 +114,10 @@ export class ToolCallRecorder implements AsyncDisposable {
       return;
     }
     try {
-      this.#queue.push(this.#event(call));
+      const event = this.#event(call);
+      this.#queue.push(event);
       this.#pending++;
+      this.#describe(event.session_id, call.origin);
     } catch (error) {
       this.#report("record_error", errorMessage(error));
       return;
@@ -160,13 +184,30 @@ export class ToolCallRecorder implements AsyncDisposable {
       event_id: crypto.randomUUID(),
       session_id: call.sessionId || this.#sessionId(),
       tool_id: call.tool,
-      input_params: redactValue(call.args, secrets),
+      input_params: recordedInputs(call.args, secrets),
       output_summary: summary(call.output, secrets),
       outcome: call.outcome,
       latency_ms: Math.max(0, Math.round(call.latencyMs)),
       ts: new Date(startedMs).toISOString(),
       ts_ms: startedMs,
     };
+  }
+
+  /** Writes a session's origin once, off the call path, in order with the events. */
+  #describe(sessionId: string, origin: RecordedCall["origin"]): void {
+    const stateDir = this.#options.stateDir;
+    if (!origin || !stateDir || this.#described.has(sessionId)) return;
+    this.#described.add(sessionId);
+    const record: SessionOrigin = maskedOrigin({
+      session_id: sessionId,
+      upstream: origin.upstream,
+      read_only_tools: [...origin.readOnlyTools].sort(),
+      recorded_at: new Date().toISOString(),
+    }, this.#options.secrets ?? []);
+    this.#writing = this.#writing.then(() => appendSessionOrigin(stateDir, record)).catch(
+      (error) =>
+        this.#report("origin_error", `session origin not recorded: ${errorMessage(error)}`),
+    );
   }
 
   /** Once per kind: a full disk would otherwise print a line per call. Secrets masked. */
@@ -188,10 +229,55 @@ function failureKind(error: unknown): string | undefined {
   return typeof code === "string" && /^[\w-]{1,40}$/.test(code) ? code : undefined;
 }
 
+/**
+ * The arguments as stored: known secrets masked, every secret-named field masked at any
+ * depth, each string cut to `MAX_INPUT_STRING_CHARS` (after masking, so no secret leaves a
+ * readable prefix), and the whole replaced by a note of its size past `MAX_INPUT_JSON_CHARS`.
+ */
+export function recordedInputs(
+  args: Record<string, unknown>,
+  secrets: readonly string[],
+): Record<string, unknown> {
+  const masked = maskSecretFields(redactValue(args, secrets));
+  const capped = capStrings(masked) as Record<string, unknown>;
+  const size = JSON.stringify(capped)?.length ?? 0;
+  if (size <= MAX_INPUT_JSON_CHARS) return isRecord(capped) ? capped : {};
+  return { "(not recorded)": `${size} characters of arguments, over ${MAX_INPUT_JSON_CHARS}` };
+}
+
+/** A copy with every string cut as an output summary is (iterative: any depth). */
+function capStrings(value: unknown): unknown {
+  const copyOf = (item: unknown): unknown =>
+    typeof item === "string"
+      ? capSummary(item)
+      : Array.isArray(item)
+      ? new Array(item.length)
+      : item !== null && typeof item === "object"
+      ? {}
+      : item;
+  const root = copyOf(value);
+  const pending: [object, Record<string, unknown>][] = [];
+  if (root !== null && typeof root === "object") pending.push([value as object, root as never]);
+  while (pending.length) {
+    const [source, target] = pending.pop()!;
+    for (const [key, entry] of Object.entries(source)) {
+      const copy = copyOf(entry);
+      Object.defineProperty(target, key, {
+        value: copy,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      if (copy !== null && typeof copy === "object") pending.push([entry as object, copy as never]);
+    }
+  }
+  return root;
+}
+
 /** Masked before it is cut, so a secret at the cut cannot leave a readable prefix. */
 function summary(output: RecordedCall["output"], secrets: readonly string[]): string | null {
   let text: string | undefined;
-  if (output?.structured !== undefined) text = JSON.stringify(output.structured);
+  if (output?.structured !== undefined) text = JSON.stringify(maskSecretFields(output.structured));
   else if (output?.text !== undefined) text = output.text;
   if (text === undefined) return null;
   return capSummary(redactText(text, secrets));

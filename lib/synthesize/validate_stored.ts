@@ -3,6 +3,7 @@ import type { ExecutionTarget } from "./execution_validation.ts";
 import {
   InsufficientDataError,
   validateByReplay,
+  type ValidationOptions,
   type ValidationResult,
 } from "./replay_validation.ts";
 import type { SynthesizeConfig } from "./synthesize_config.ts";
@@ -18,10 +19,14 @@ export interface ValidateStoredOptions {
   entry: RegistryEntry;
   /** `validation` thresholds, and `synthesis.require_approval`. */
   config: SynthesizeConfig;
-  /** Also execute the composite there (sandbox or live upstream); default: replay only. */
+  /** Also execute the composite against a live, read-only upstream; default: replay only. */
   target?: ExecutionTarget;
+  /** Also execute it in fresh worlds, one pair per session (the only way writes run). */
+  fresh?: ValidationOptions["fresh"];
   /** Default `Date.now`. */
   now?: () => number;
+  /** Promote (where approval is not required) on replay evidence alone. Default: never. */
+  allowReplayOnly?: boolean;
 }
 
 /**
@@ -34,13 +39,18 @@ export async function validateStored(
   registry: SynthesizedRegistry,
   options: ValidateStoredOptions,
 ): Promise<StoredValidation> {
-  const { entry, config, target, now = Date.now } = options;
+  const { entry, config, target, fresh, now = Date.now } = options;
   try {
-    const result = await validateByReplay(store, entry.tool, config.validation, now, target);
+    const result = await validateByReplay(store, entry.tool, config.validation, {
+      now,
+      target,
+      fresh,
+    });
     const saved = await registry.recordValidation(
       entry.tool.tool_id,
       result,
       config.synthesis.require_approval,
+      { allowReplayOnly: options.allowReplayOnly },
     );
     return { result, status: saved.status };
   } catch (error) {

@@ -65,7 +65,7 @@ Deno.test("validateStored() replays the sessions, records the result and moves t
   assert.deepEqual(saved?.validation, outcome.result);
 });
 
-Deno.test("validateStored() promotes a passing tool when approval is not required", async () => {
+Deno.test("validateStored() promotes without approval only an executed tool, or replay accepted by name", async () => {
   await using state = await tempStateDir();
   await using store = await memoryStoreWith(searchFetchSessions(3));
   const { registry, entry } = await drafted(store, state.path);
@@ -73,9 +73,41 @@ Deno.test("validateStored() promotes a passing tool when approval is not require
     synthesis: { require_approval: false },
     validation: { min_replay_sessions: 3 },
   });
-  const outcome = await validateStored(store, registry, { entry, config });
-  assert.ok(!("insufficient" in outcome));
-  assert.equal(outcome.status, "PROMOTED");
+  const replayed = await validateStored(store, registry, { entry, config });
+  assert.ok(!("insufficient" in replayed));
+  assert.equal(replayed.status, "TESTING", "a pass on replay alone is never promoted by default");
+  await assert.rejects(registry.promote(entry.tool.tool_id), /validated on replay alone/);
+
+  const executed = await validateStored(store, registry, {
+    entry,
+    config,
+    target: fakeTarget([]),
+  });
+  assert.ok(!("insufficient" in executed));
+  assert.equal(executed.status, "PROMOTED");
+  assert.equal((await registry.get(entry.tool.tool_id))?.replay_only, undefined);
+
+  const accepted = await validateStored(store, registry, { entry, config, allowReplayOnly: true });
+  assert.ok(!("insufficient" in accepted));
+  assert.equal(accepted.status, "PROMOTED");
+  assert.equal((await registry.get(entry.tool.tool_id))?.replay_only, true);
+});
+
+Deno.test("approve --promote refuses replay-only evidence unless allowReplayOnly, and the entry says so", async () => {
+  await using state = await tempStateDir();
+  await using store = await memoryStoreWith(searchFetchSessions(3));
+  const { registry, entry } = await drafted(store, state.path);
+  const config = synthesizeConfig({ validation: { min_replay_sessions: 3 } });
+  await validateStored(store, registry, { entry, config });
+  await assert.rejects(
+    registry.promote(entry.tool.tool_id),
+    (error: Error & { code?: string }) =>
+      error.code === "not_promotable" && /--allow-replay-only/.test(error.message),
+  );
+  assert.equal((await registry.get(entry.tool.tool_id))?.status, "TESTING");
+  const promoted = await registry.promote(entry.tool.tool_id, { allowReplayOnly: true });
+  assert.equal(promoted.status, "PROMOTED");
+  assert.equal(promoted.replay_only, true);
 });
 
 Deno.test("validateStored() with too few sessions says so and leaves the tool a DRAFT", async () => {

@@ -1,9 +1,16 @@
 /**
- * The one meaning of a composite tool, shared by the runtime (`runComposite`) and by
- * replay validation: which steps start together (waves, at most `max_parallel_steps` at
- * once), what a step's failure leads to (retry with backoff, skip, abort), and how long the
- * whole takes given each step's duration. The plan says nothing about how a step is
- * executed, so the same plan runs steps in syn's sandbox or on another MCP server.
+ * The one meaning of a composite tool, shared by the runtime (`runComposite`), the proxy
+ * and validation: which steps start together, what a step's failure leads to (retry with
+ * backoff, skip, abort), and how long the whole takes given each step's duration. The plan
+ * says nothing about how a step is executed, so the same plan runs steps in syn's sandbox or
+ * on another MCP server.
+ *
+ * Steps run in recorded order. Hidden state orders writes even where no value passes
+ * between them (`lockDoors → pressBrakePedal → startEngine`: the engine refuses to start
+ * unless the doors are locked and the brake pressed), so steps start together only when
+ * every one of them is read-only — marked so at synthesis and confirmed by whoever runs the
+ * composite — and no value is wired between them. A step that may write never overlaps any
+ * other step.
  */
 import { backoffDelay, type BackoffOptions } from "../core/mod.ts";
 
@@ -18,6 +25,11 @@ export interface CompositeStep {
   /** Steps that may run at the same time as this one; the relation must be symmetric. */
   parallelizable_with?: number[];
   condition?: string | null;
+  /**
+   * The step's tool was annotated read-only (`readOnlyHint: true`) by its server when the
+   * composite was synthesized. Only read-only steps may overlap; the runner asks again.
+   */
+  read_only?: boolean;
 }
 
 /** A value of an earlier step's output passed to a later step's input. */
@@ -94,39 +106,64 @@ export function concurrencyCap(definition: CompositeDefinition): number {
   return Math.min(MAX_PARALLEL_STEPS, Math.max(1, Number.isFinite(wanted) ? wanted : 1));
 }
 
+/** How the runner confirms, as it runs, that step `index` is still read-only. */
+export interface WaveOptions {
+  /** Default: the step's `read_only` mark alone. */
+  readOnly?: (index: number) => boolean;
+}
+
+/** Whether step `index` is read-only: marked at synthesis and confirmed by the runner. */
+function readOnlyStep(
+  definition: CompositeDefinition,
+  index: number,
+  options: WaveOptions,
+): boolean {
+  return definition.steps[index]?.read_only === true && (options.readOnly?.(index) ?? true);
+}
+
 /**
- * Groups of steps that start together, in order. A step is ready when every step it is
- * wired from has finished; of the ready steps (by index) a wave takes each one that may
- * run together with all already taken, up to the cap. A wave ends when its slowest step
- * does. Throws `RangeError` when the wiring has a cycle.
+ * Groups of steps that start together, in recorded order: each wave is a run of
+ * consecutive steps. A step joins the current wave only when it and every step already in
+ * the wave are read-only, each may run together with it (`parallelizable_with`, both ways),
+ * none of them feeds it a value, and the wave is below the cap; otherwise it starts the
+ * next wave. A wave ends when its slowest step does. Throws `RangeError` when a step is
+ * wired from itself or a later step.
  */
-export function compositeWaves(definition: CompositeDefinition): number[][] {
+export function compositeWaves(
+  definition: CompositeDefinition,
+  options: WaveOptions = {},
+): number[][] {
   const cap = concurrencyCap(definition);
-  const done = new Set<number>();
-  const pending = definition.steps.map((_, index) => index);
   const waves: number[][] = [];
-  while (pending.length) {
-    const ready = pending.filter((index) =>
-      stepSources(definition, index).every((source) => done.has(source))
-    );
-    if (!ready.length) throw new RangeError("the composite's wiring has a cycle");
-    const wave: number[] = [];
-    for (const index of ready) {
-      if (wave.length >= cap) break;
-      if (wave.every((taken) => mayRunTogether(definition, taken, index))) wave.push(index);
+  let wave: number[] = [];
+  definition.steps.forEach((_, index) => {
+    const sources = stepSources(definition, index);
+    if (sources.some((source) => source >= index)) {
+      throw new RangeError("the composite's wiring has a cycle or runs backwards");
     }
-    waves.push(wave);
-    for (const index of wave) {
-      done.add(index);
-      pending.splice(pending.indexOf(index), 1);
+    const joins = wave.length > 0 && wave.length < cap &&
+      readOnlyStep(definition, index, options) &&
+      wave.every((taken) =>
+        readOnlyStep(definition, taken, options) && mayRunTogether(definition, taken, index) &&
+        !sources.includes(taken)
+      );
+    if (!joins && wave.length) {
+      waves.push(wave);
+      wave = [];
     }
-  }
+    wave.push(index);
+  });
+  if (wave.length) waves.push(wave);
   return waves;
 }
 
 /** How long the composite takes when step `i` takes `durations[i]` ms: each wave its slowest. */
-export function planLatency(definition: CompositeDefinition, durations: readonly number[]): number {
-  return compositeWaves(definition).reduce(
+export function planLatency(
+  definition: CompositeDefinition,
+  durations: readonly number[],
+  options: WaveOptions = {},
+): number {
+  return compositeWaves(definition, options).reduce(
     (total, wave) => total + Math.max(...wave.map((index) => durations[index] ?? 0)),
     0,
   );

@@ -9,7 +9,7 @@ import {
 import { runComposite, type StepExecutor } from "./composite_tool.ts";
 import { VirtualClock } from "./testdata/virtual_clock.ts";
 
-/** `count` independent steps, all declared parallel with each other, capped at `cap`. */
+/** `count` independent read-only steps, all declared parallel with each other, capped at `cap`. */
 function independent(count: number, cap: number): CompositeDefinition {
   const all = Array.from({ length: count }, (_, index) => index);
   return {
@@ -21,6 +21,7 @@ function independent(count: number, cap: number): CompositeDefinition {
       tool_id: `tool${index}`,
       inputs: {},
       parallelizable_with: all.filter((other) => other !== index),
+      read_only: true,
     })),
     internal_wiring: [],
     error_strategy: { default_behavior: "abort" },
@@ -49,11 +50,69 @@ for (const cap of [1, 2, 3]) {
   Deno.test(`max_parallel_steps ${cap}: exactly ${cap} step(s) run at once, never more`, async () => {
     const clock = new VirtualClock();
     const { execute, seen } = timedSteps(clock, [10, 10, 10, 10, 10, 10, 10]);
-    await clock.run(runComposite(independent(7, cap), {}, { execute, clock, deadlineMs: 60_000 }));
+    const readOnly = () => true;
+    await clock.run(
+      runComposite(independent(7, cap), {}, { execute, clock, deadlineMs: 60_000, readOnly }),
+    );
     assert.equal(seen.calls, 7);
     assert.equal(seen.most, cap);
   });
 }
+
+Deno.test("steps the runner does not confirm read-only run one at a time, in order", async () => {
+  const clock = new VirtualClock();
+  const order: string[] = [];
+  const { execute: timed, seen } = timedSteps(clock, [30, 20, 10, 5]);
+  const execute: StepExecutor = async (tool, args, signal) => {
+    const result = await timed(tool, args, signal);
+    order.push(tool);
+    return result;
+  };
+  const definition = independent(4, 3);
+  await clock.run(runComposite(definition, {}, { execute, clock, deadlineMs: 60_000 }));
+  assert.equal(seen.most, 1, "the step's mark alone does not let steps overlap");
+  assert.deepEqual(order, ["tool0", "tool1", "tool2", "tool3"]);
+  const writes = { ...definition, steps: definition.steps.map((step) => ({ ...step })) };
+  writes.steps[2].read_only = false;
+  assert.deepEqual(compositeWaves(writes, { readOnly: () => true }), [[0, 1], [2], [3]]);
+});
+
+Deno.test("hidden state: writes with no value between them keep their recorded order under jitter", async () => {
+  // lockDoors → pressBrakePedal → startEngine: the engine starts only when both came first.
+  const tools = ["lockDoors", "pressBrakePedal", "startEngine"];
+  const random = seeded(7);
+  for (let round = 0; round < 50; round++) {
+    const state = { locked: false, brake: false, engine: false };
+    const execute: StepExecutor = async (tool) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 3)));
+      if (tool === "lockDoors") state.locked = true;
+      if (tool === "pressBrakePedal") state.brake = true;
+      if (tool === "startEngine") state.engine = state.locked && state.brake;
+      return { id: "x", tool, ok: true, output: { ...state }, error: null };
+    };
+    const definition: CompositeDefinition = {
+      tool_id: "start",
+      description: "d",
+      parameters: { type: "object" },
+      // A model (or a forged file) may claim the writes can run together: they still do not.
+      steps: tools.map((tool_id, index) => ({
+        step_index: index,
+        tool_id,
+        inputs: {},
+        parallelizable_with: [0, 1, 2].filter((other) => other !== index),
+      })),
+      internal_wiring: [],
+      error_strategy: { default_behavior: "abort" },
+    };
+    const outcome = await runComposite(definition, {}, {
+      execute,
+      deadlineMs: 10_000,
+      readOnly: () => false,
+    });
+    assert.equal(state.engine, true, `round ${round}`);
+    assert.deepEqual(outcome.steps.map((step) => step.tool), tools);
+  }
+});
 
 /** A small deterministic generator (mulberry32), so a failing case can be replayed. */
 function seeded(seed: number): () => number {
@@ -71,7 +130,10 @@ function randomComposite(
 ): { definition: CompositeDefinition; durations: number[] } {
   const count = 2 + Math.floor(random() * 7);
   const definition = independent(count, 1 + Math.floor(random() * 4));
-  definition.steps.forEach((step) => step.parallelizable_with = []);
+  definition.steps.forEach((step) => {
+    step.parallelizable_with = [];
+    step.read_only = random() < 0.7;
+  });
   for (let to = 1; to < count; to++) {
     for (let from = 0; from < to; from++) {
       if (random() < 0.3) {
@@ -98,7 +160,10 @@ Deno.test("for random step graphs the plan's latency is the time the runtime tak
     const { definition, durations } = randomComposite(random);
     const clock = new VirtualClock();
     const { execute } = timedSteps(clock, durations);
-    await clock.run(runComposite(definition, {}, { execute, clock, deadlineMs: 1_000_000 }));
+    const readOnly = () => true;
+    await clock.run(
+      runComposite(definition, {}, { execute, clock, deadlineMs: 1_000_000, readOnly }),
+    );
     assert.equal(
       clock.now(),
       planLatency(definition, durations),
@@ -142,7 +207,10 @@ Deno.test("the deadline cancels steps in flight and starts no more, retries incl
     return { id: "x", tool, ok: false, output: null, error: { code: "io_error", message: "busy" } };
   };
   const run = runComposite(definition, {}, { execute, clock, deadlineMs: 100 });
-  await assert.rejects(clock.run(run), /took longer than 100 ms/);
+  const outcome = await clock.run(run);
+  assert.equal(outcome.failure?.code, "timeout");
+  assert.match(outcome.failure?.message ?? "", /took longer than 100 ms/);
+  assert.deepEqual(outcome.steps.map((step) => step.status), ["failed", "not_run", "not_run"]);
   assert.deepEqual(started, [0, 40, 80], "no attempt starts after the deadline");
   assert.deepEqual(cancelled, [100], "the attempt in flight at the deadline is cancelled");
   const before = started.length;

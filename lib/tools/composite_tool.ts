@@ -8,6 +8,7 @@
  * are cancelled (their signal aborts) and no step or retry is started after it.
  */
 import { type Clock, isRecord, systemClock } from "../core/mod.ts";
+import { compileJsonSchema, type JsonSchemaValidator } from "../schema/mod.ts";
 import { parseCondition } from "./condition_expression.ts";
 import {
   type CompositeDefinition,
@@ -28,12 +29,15 @@ import {
 import { ToolFailure } from "./tool_failure.ts";
 import type { ToolResult } from "./types.ts";
 
-/** One step's record in the composite's output. */
+/** One step's record in the composite's result. */
 export interface StepReport {
   step: number;
   tool: string;
-  status: "ok" | "skipped" | "failed";
+  /** `not_run`: an earlier step ended the composite (or its deadline passed) first. */
+  status: "ok" | "skipped" | "failed" | "not_run";
   attempts: number;
+  /** What the step's tool answered, whole (absent unless it ran and succeeded). */
+  output?: unknown;
   error?: string;
 }
 
@@ -49,12 +53,22 @@ export interface CompositeRunOptions {
   /** The whole call's deadline in ms. */
   deadlineMs: number;
   clock?: Clock;
+  /**
+   * Whether the runner's tool for step `tool` is read-only now (its server's current
+   * annotation, the registry's effects). Steps overlap only when this and the step's own
+   * `read_only` mark both say so; default: nothing is confirmed, every step runs alone.
+   */
+  readOnly?: (tool: string) => boolean;
 }
 
-/** What a composite call answers: the last step's output and every step's record. */
+/**
+ * What a composite call did: every step's record in order (with its output), the result
+ * (the last step's output when it ran) and, when the run ended in failure, why.
+ */
 export interface CompositeOutcome {
   output: unknown;
   steps: StepReport[];
+  failure?: { step: number; code: "timeout" | "io_error"; message: string };
 }
 
 /**
@@ -121,6 +135,25 @@ export function compositeProblems(
   return problems;
 }
 
+const argumentValidators = new WeakMap<CompositeDefinition, Promise<JsonSchemaValidator>>();
+
+/**
+ * Where a composite call's arguments depart from its `parameters` (the one schema layer),
+ * as `pointer: message` lines; empty when they fit. Checked before any step runs, so a bad
+ * call reaches no tool.
+ */
+export async function compositeArgumentProblems(
+  definition: CompositeDefinition,
+  args: unknown,
+): Promise<string[]> {
+  let validator = argumentValidators.get(definition);
+  if (!validator) {
+    validator = compileJsonSchema(withPatternInputCap(definition.parameters));
+    argumentValidators.set(definition, validator);
+  }
+  return (await validator)(args).errors.map((issue) => `${issue.path || "/"}: ${issue.msg}`);
+}
+
 const UNPRINTABLE =
   // deno-lint-ignore no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
@@ -163,23 +196,29 @@ export function compositeToolDescriptor(
     ),
     // Its steps are calls of their own, each in the sandbox its tool needs.
     startsPrograms: false,
-    run(args, context: ToolContext) {
+    async run(args, context: ToolContext) {
       const callTool = context.callTool;
       if (!callTool) {
         throw new ToolFailure("sandbox_unavailable", "composite tools run inside a tool session");
       }
-      return runComposite(definition, args, {
+      const outcome = await runComposite(definition, args, {
         execute: (tool, stepArgs) => callTool(tool, stepArgs),
         deadlineMs: context.timeoutMs,
         clock: options.clock,
+        readOnly: (tool) => options.stepEffects?.(tool)?.readOnly === true,
       });
+      const result = compositeCallResult(outcome);
+      if (outcome.failure) throw new ToolFailure(outcome.failure.code, result.text);
+      return result.structured;
     },
   };
 }
 
 /**
- * Runs a composite by its plan: wave after wave, the steps of a wave at once. A failing
- * step is retried by its rule (pauses from the clock), then skipped or aborts the rest.
+ * Runs a composite by its plan: wave after wave (in recorded order), the steps of a wave at
+ * once. A failing step is retried by its rule (pauses from the clock), then skipped or it
+ * ends the run: the outcome then names it in `failure`, and every step not reached is
+ * `not_run`. Never throws for a step's failure or the deadline.
  */
 export async function runComposite(
   definition: CompositeDefinition,
@@ -207,16 +246,97 @@ export async function runComposite(
     outputs: new Map(),
     reports: [],
   };
+  const readOnly = options.readOnly;
+  const waves = compositeWaves(definition, {
+    readOnly: (index) => readOnly?.(definition.steps[index].tool_id) ?? false,
+  });
+  let failure: CompositeOutcome["failure"];
   try {
-    for (const wave of compositeWaves(definition)) {
+    for (const wave of waves) {
       controller.signal.throwIfAborted();
       await Promise.all(wave.map((index) => runStep(run, index)));
     }
+  } catch (error) {
+    failure = failureOf(run, error);
+    const tool = definition.steps[failure.step]?.tool_id ?? "";
+    run.reports[failure.step] ??= {
+      step: failure.step,
+      tool,
+      status: "failed",
+      attempts: 1,
+      error: `${failure.code}: ${failure.message}`,
+    };
   } finally {
     finished.abort();
     if (!controller.signal.aborted) controller.abort(new ToolFailure("io_error", "ended"));
   }
-  return { output: run.outputs.get(definition.steps.length - 1) ?? null, steps: run.reports };
+  const steps = definition.steps.map((step, index) =>
+    run.reports[index] ?? { step: index, tool: step.tool_id, status: "not_run", attempts: 0 }
+  );
+  const last = definition.steps.length - 1;
+  return {
+    output: run.outputs.has(last) ? run.outputs.get(last) : null,
+    steps,
+    ...(failure ? { failure } : {}),
+  };
+}
+
+/** The step that ended the run and why (the deadline counts against the first step left). */
+function failureOf(run: CompositeRun, error: unknown): NonNullable<CompositeOutcome["failure"]> {
+  const failed = run.reports.findIndex((report) => report?.status === "failed");
+  const pending = run.definition.steps.findIndex((_, index) => !run.reports[index]);
+  const code = error instanceof ToolFailure && error.code === "timeout" ? "timeout" : "io_error";
+  return {
+    step: failed >= 0 ? failed : Math.max(0, pending),
+    code,
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
+/** What a client receives for a composite call: structured, as text, and whether it failed. */
+export interface CompositeCallResult {
+  /** `{steps: [{step, tool, ok, status, attempts, output?, error?}], result}`. */
+  structured: { steps: Record<string, unknown>[]; result: unknown };
+  /** Every step's output, labelled with its index, tool and status. */
+  text: string;
+  /** True when the error strategy ended the run in failure. */
+  isError: boolean;
+}
+
+/** A step output as text: a string as it is, anything else as JSON. */
+function outputText(output: unknown): string {
+  return typeof output === "string" ? output : JSON.stringify(output) ?? "null";
+}
+
+/**
+ * The one result of a composite call, taken by step index from its outcome, for every place
+ * a composite is served (the proxy, `mcp-serve --tools`, chat) and for validation: each
+ * step's outcome and output in order, nothing a caller of the separate calls would have seen
+ * is lost.
+ */
+export function compositeCallResult(outcome: CompositeOutcome): CompositeCallResult {
+  const steps = outcome.steps.map((report) => ({
+    step: report.step,
+    tool: report.tool,
+    ok: report.status === "ok",
+    status: report.status,
+    attempts: report.attempts,
+    ...(report.status === "ok" ? { output: report.output ?? null } : {}),
+    ...(report.error !== undefined ? { error: report.error } : {}),
+  }));
+  const blocks = outcome.steps.map((report) => {
+    const head = `[step ${report.step}: ${report.tool} — ${report.status}]`;
+    if (report.status === "ok") return `${head}\n${outputText(report.output ?? null)}`;
+    return report.error ? `${head} ${report.error}` : head;
+  });
+  if (outcome.failure) {
+    blocks.push(`[composite failed at step ${outcome.failure.step}] ${outcome.failure.message}`);
+  }
+  return {
+    structured: { steps, result: outcome.output ?? null },
+    text: blocks.join("\n\n"),
+    isError: outcome.failure !== undefined,
+  };
 }
 
 interface CompositeRun {
@@ -265,7 +385,7 @@ async function runStep(run: CompositeRun, index: number): Promise<void> {
   const { result, attempts } = await attemptStep(run, index, inputs);
   if (result.ok) {
     run.outputs.set(index, result.output);
-    run.reports[index] = { step: index, tool, status: "ok", attempts };
+    run.reports[index] = { step: index, tool, status: "ok", attempts, output: result.output };
     return;
   }
   const error = result.error ? `${result.error.code}: ${result.error.message}` : "failed";

@@ -66,11 +66,25 @@ Deno.test("the composite runs its steps with constants and wired values, and rep
     { tool: "fs.read_text", args: { path: "notes.txt" } },
   ]);
   assert.deepEqual(result, {
-    output: { path: "notes.txt", text: "hello" },
     steps: [
-      { step: 0, tool: "fs.list_dir", status: "ok", attempts: 1 },
-      { step: 1, tool: "fs.read_text", status: "ok", attempts: 1 },
+      {
+        step: 0,
+        tool: "fs.list_dir",
+        ok: true,
+        status: "ok",
+        attempts: 1,
+        output: { entries: [{ name: "notes.txt" }] },
+      },
+      {
+        step: 1,
+        tool: "fs.read_text",
+        ok: true,
+        status: "ok",
+        attempts: 1,
+        output: { path: "notes.txt", text: "hello" },
+      },
     ],
+    result: { path: "notes.txt", text: "hello" },
   });
 });
 
@@ -99,7 +113,12 @@ Deno.test("error strategy: retry then succeed, skip a step, abort with the step 
   );
   await assert.rejects(
     compositeToolDescriptor(LIST_THEN_READ).run({}, failing.context),
-    /step 0 \(fs\.list_dir\) failed after 1 attempt\(s\): not_found: no such folder/,
+    (error: Error) =>
+      /\[step 0: fs\.list_dir — failed\] not_found: no such folder/.test(error.message) &&
+      /\[step 1: fs\.read_text — not_run\]/.test(error.message) &&
+      /step 0 \(fs\.list_dir\) failed after 1 attempt\(s\): not_found: no such folder/.test(
+        error.message,
+      ),
   );
   assert.equal(failing.calls.length, 1, "nothing after an abort");
 
@@ -112,24 +131,30 @@ Deno.test("error strategy: retry then succeed, skip a step, abort with the step 
   };
   const skipped = fakeContext(() => ({ ok: false, error: { code: "io_error", message: "x" } }));
   const partial = await compositeToolDescriptor(skipping).run({}, skipped.context) as {
-    output: unknown;
+    result: unknown;
     steps: { status: string }[];
   };
   assert.deepEqual(partial.steps.map((step) => step.status), ["skipped", "skipped"]);
-  assert.equal(partial.output, null);
+  assert.equal(partial.result, null);
 });
 
-Deno.test("waves: wired steps wait, declared-parallel independent steps start together", () => {
+Deno.test("waves: wired steps wait; only read-only, declared-parallel steps start together", () => {
   const three: CompositeDefinition = {
     ...LIST_THEN_READ,
     steps: [
-      { step_index: 0, tool_id: "a", inputs: {}, parallelizable_with: [1] },
-      { step_index: 1, tool_id: "b", inputs: {}, parallelizable_with: [0] },
+      { step_index: 0, tool_id: "a", inputs: {}, parallelizable_with: [1], read_only: true },
+      { step_index: 1, tool_id: "b", inputs: {}, parallelizable_with: [0], read_only: true },
       { step_index: 2, tool_id: "c", inputs: { x: { wire: 0 } } },
     ],
     internal_wiring: [{ from_step: 0, from_key: "x", to_step: 2, to_key: "x" }],
   };
   assert.deepEqual(compositeWaves(three), [[0, 1], [2]]);
+  assert.deepEqual(compositeWaves(three, { readOnly: (index) => index !== 1 }), [[0], [1], [2]]);
+  const writing = {
+    ...three,
+    steps: three.steps.map((step) => ({ ...step, read_only: step.step_index === 0 })),
+  };
+  assert.deepEqual(compositeWaves(writing), [[0], [1], [2]], "a write never overlaps");
   assert.deepEqual(compositeWaves(LIST_THEN_READ), [[0], [1]]);
   const calling = {
     ...three,
@@ -163,6 +188,7 @@ Deno.test("a step with a condition runs only when it holds over the earlier outp
   assert.deepEqual(skipped.steps[1], {
     step: 1,
     tool: "fs.read_text",
+    ok: false,
     status: "skipped",
     attempts: 0,
     error: "condition is false",

@@ -59,8 +59,12 @@ export {
   type StepInput,
   stepSources,
   strategyHandles,
+  type WaveOptions,
 } from "./composite_plan.ts";
 export {
+  compositeArgumentProblems,
+  type CompositeCallResult,
+  compositeCallResult,
   compositeDescription,
   type CompositeOutcome,
   compositeProblems,
