@@ -1,7 +1,9 @@
 /**
  * `syn.jsonc`: the synthesis spec's configuration with the same keys and defaults, as
  * JSONC (`{"huginn": {"synthesis": …, "validation": …, "llm": …}}`, or the inner object
- * alone). Unknown keys and wrong types are errors naming the key.
+ * alone). Unknown keys and wrong types are errors naming the key. `llm.retry_on` is the
+ * spec's table of retry parameters (the HTTP statuses retried); the others of that table
+ * (`max_retries`, `backoff_base_ms`, `backoff_factor`, `timeout_seconds`) are `llm` keys too.
  */
 import { isRecord, SynError } from "../core/mod.ts";
 import { parseJsonc } from "./_jsonc.ts";
@@ -21,6 +23,8 @@ export interface SynthesizeConfig {
     max_retries: number;
     backoff_base_ms: number;
     backoff_factor: number;
+    /** HTTP statuses that trigger a retry (spec default: 429, 500, 502, 503; not 504). */
+    retry_on: number[];
   };
 }
 
@@ -33,11 +37,20 @@ export const DEFAULT_SYNTHESIZE_CONFIG: SynthesizeConfig = {
     prompt_template: "default",
   },
   validation: { ...DEFAULT_VALIDATION_CONFIG },
-  llm: { timeout_seconds: 120, max_retries: 3, backoff_base_ms: 1000, backoff_factor: 2.0 },
+  llm: {
+    timeout_seconds: 120,
+    max_retries: 3,
+    backoff_base_ms: 1000,
+    backoff_factor: 2.0,
+    retry_on: [429, 500, 502, 503],
+  },
 };
 
 /** Allowed values beyond the type, by `section.key`. */
 const CHECKS: Record<string, (value: unknown) => boolean> = {
+  // A model id, not a sentence: what providers accept (`claude-sonnet-4-20250514`,
+  // `models/gemini-2.0-flash`, `llama3.2:8b`).
+  "synthesis.llm_model": (v) => /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$/.test(v as string),
   "synthesis.max_parallel_steps": (v) => Number.isInteger(v) && (v as number) >= 1,
   "synthesis.max_retries_on_invalid": (v) => Number.isInteger(v) && (v as number) >= 0,
   "synthesis.prompt_template": (v) => v === "default",
@@ -49,6 +62,9 @@ const CHECKS: Record<string, (value: unknown) => boolean> = {
   "llm.max_retries": (v) => Number.isInteger(v) && (v as number) >= 0,
   "llm.backoff_base_ms": (v) => (v as number) >= 0,
   "llm.backoff_factor": (v) => (v as number) >= 1,
+  "llm.retry_on": (v) =>
+    Array.isArray(v) && v.length <= 100 &&
+    v.every((status) => Number.isInteger(status) && status >= 400 && status <= 599),
 };
 
 /** The configuration from a `syn.jsonc` text (`source` names it in errors). */
@@ -76,7 +92,9 @@ export function parseSynthesizeConfig(text: string, source: string): SynthesizeC
         throw new SynError("config_error", `${source}: unknown key "${name}"`);
       }
       const wanted = typeof config[section][key];
-      if (typeof value !== wanted || (CHECKS[name] && !CHECKS[name](value))) {
+      const wrongType = typeof value !== wanted || value === null ||
+        Array.isArray(value) !== Array.isArray(config[section][key]);
+      if (wrongType || (CHECKS[name] && !CHECKS[name](value))) {
         throw new SynError(
           "config_error",
           `${source}: "${name}" has a wrong value: ${JSON.stringify(value)}`,
