@@ -57,7 +57,10 @@ export const REFUSED_PROGRAMS: ReadonlySet<string> = new Set([
   ...["time", "eval", "exec", "command", "builtin", "entr", "xdg", "sensible", "editor"],
   ...["pager", "view", "www-browser", "x-www-browser", "ip", "tc", "docker", "podman"],
   ...["kubectl", "lxc", "runc", "crun", "ctr", "nerdctl", "apt", "apt-get", "dpkg", "snap"],
-  ...["flatpak", "brew", "yarn", "pnpm"],
+  ...["flatpak", "brew", "yarn", "pnpm", "xterm", "x-terminal-emulator", "login", "xinit"],
+  ...["startx", "run-one", "chpst", "softlimit", "envdir", "setuidgid", "setlock", "daemonize"],
+  ...["faketime", "proxychains", "proxychains4", "torsocks", "tsocks", "rlwrap", "schedtool"],
+  ...["cpulimit", "trickle", "nocache", "pee", "ifne", "mispipe", "lckdo", "zrun", "chronic"],
   // editors, pagers and viewers that can run a command
   ...["vi", "vim", "rvim", "nvim", "gvim", "evim", "vimdiff", "rview", "nvi", "elvis", "vile"],
   ...["emacs", "emacsclient", "zile", "mg", "jed", "joe", "nano", "pico", "micro", "mc"],
