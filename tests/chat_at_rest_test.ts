@@ -75,6 +75,114 @@ Deno.test({
   },
 });
 
+/** Every file under `state` that holds `needle` in plain text, by its path in the folder. */
+async function plainHolders(state: string, needle: RegExp): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of walk(state)) {
+    if (entry.isDirectory) continue;
+    const bytes = new TextDecoder("latin1").decode(await Deno.readFile(entry.path));
+    if (needle.test(bytes)) found.push(entry.path.slice(state.length + 1));
+  }
+  return found;
+}
+
+Deno.test({
+  ...TEST,
+  name:
+    "syn chat without SYN_CHAT_KEY makes a key once in the config folder and keeps the state dir unreadable",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir());
+    try {
+      await Deno.mkdir(join(dir, "work"));
+      await Deno.mkdir(join(dir, "home"));
+      await using llm = await startMockLlmServer({ answer: () => "Noted, cobalt." });
+      // No XDG_CONFIG_HOME: the config folder is HOME/.config, HOME a temporary folder.
+      const env = {
+        OPENAI_API_KEY: "sk-test-key-0000000000000000",
+        OPENAI_ENDPOINT: llm.openaiUrl,
+        HOME: join(dir, "home"),
+        XDG_CONFIG_HOME: "",
+      };
+      const args = ["--session", "k2", "--state-dir", "state", "--root", "work"];
+      const first = await runChat(args, "my word is cobalt-pass-31\n", env, dir);
+      assert.equal(first.code, 0, first.stderr);
+      const state = join(dir, "state");
+      assert.deepEqual(await plainHolders(state, /cobalt/i), [], "chat content in plain text");
+      const keyPath = join(dir, "home", ".config", "syn", "chat.key");
+      assert.match(first.stderr, new RegExp(`chat key made: ${keyPath.replaceAll(".", "\\.")}`));
+      const key = await Deno.readTextFile(keyPath);
+      assert.match(key, /^[0-9a-f]{64}\n$/);
+      assert.equal((await Deno.stat(keyPath)).mode! & 0o777, 0o600);
+      assert.equal((await Deno.stat(join(dir, "home", ".config", "syn"))).mode! & 0o777, 0o700);
+      const second = await runChat(args, "and again\n", env, dir);
+      assert.equal(second.code, 0, second.stderr);
+      assert.match(second.stderr, /resumed: 2 earlier messages/);
+      assert.doesNotMatch(second.stderr, /chat key made/);
+      assert.equal(await Deno.readTextFile(keyPath), key, "the key was made once");
+      assert.deepEqual(await plainHolders(state, /cobalt/i), []);
+      assert.deepEqual(
+        await plainHolders(state, new RegExp(key.trim())),
+        [],
+        "the key is in the state",
+      );
+      // Moving the state elsewhere: the key goes along as SYN_CHAT_KEY (or the file, copied).
+      await Deno.mkdir(join(dir, "elsewhere"));
+      const moved = await runChat(args, "still there?\n", {
+        ...env,
+        HOME: join(dir, "elsewhere"),
+        SYN_CHAT_KEY: key.trim(),
+      }, dir);
+      assert.equal(moved.code, 0, moved.stderr);
+      assert.match(moved.stderr, /resumed: 4 earlier messages/);
+      const without = await runChat(
+        args,
+        "who am I?\n",
+        { ...env, HOME: join(dir, "elsewhere") },
+        dir,
+      );
+      assert.notEqual(without.code, 0, "another key opened the state");
+      assert.match(without.stderr, /not the key it was written with/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  ...TEST,
+  name: "syn chat refuses a chat key inside the state dir, and a state dir with no config folder",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir());
+    try {
+      await Deno.mkdir(join(dir, "work"));
+      const args = [
+        "--session",
+        "k3",
+        "--state-dir",
+        "state",
+        "--root",
+        "work",
+        "--engine",
+        "template",
+      ];
+      const inside = await runChat(
+        args,
+        "hello\n",
+        { XDG_CONFIG_HOME: join(dir, "state", "cfg") },
+        dir,
+      );
+      assert.equal(inside.code, 2, inside.stderr);
+      assert.match(inside.stderr, /chat key would be inside the state folder/);
+      const nowhere = await runChat(args, "hello\n", { XDG_CONFIG_HOME: "", HOME: "" }, dir);
+      assert.equal(nowhere.code, 2, nowhere.stderr);
+      assert.match(nowhere.stderr, /No config folder for the chat key: set SYN_CHAT_KEY/);
+      await assert.rejects(Deno.stat(join(dir, "state", "cfg", "syn", "chat.key")));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test("events.sqlite and http_cache.sqlite are 0600 with their side files, in a tightened 0700 folder", async () => {
   const { openSqliteEventStore } = await import("../lib/synthesize/mod.ts");
   const { openHttpCache } = await import("../lib/tools/mod.ts");

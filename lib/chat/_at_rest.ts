@@ -4,10 +4,14 @@ import { SynError } from "../core/mod.ts";
 
 /**
  * Encryption at rest for chat content (K-gent API §7: "encrypt at rest if persisted"):
- * AES-256-GCM from Web Crypto, the key derived from `SYN_CHAT_KEY` with HKDF-SHA-256 and a
+ * AES-256-GCM from Web Crypto, the key derived from the chat key (`SYN_CHAT_KEY`, else the
+ * file `openChatKeyFile` keeps in the config folder) with HKDF-SHA-256 and a
  * random salt per file. Envelope: `{"syn_encrypted":1,"salt","iv","data"}` (base64).
  */
 const encoder = new TextEncoder();
+
+/** What the messages call the key: it may be the variable or the file made for it. */
+const CHAT_KEY_NAME = "the chat key (SYN_CHAT_KEY, else syn/chat.key in the config folder)";
 
 async function deriveKey(secret: string, salt: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   const material = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, [
@@ -56,13 +60,16 @@ export async function decryptText(text: string, secret: string | undefined): Pro
     if (secret) {
       throw new SynError(
         "checkpoint_invalid",
-        "This file is not encrypted but SYN_CHAT_KEY is set",
+        "This file is not encrypted but a chat key is in use (move it away to start anew)",
       );
     }
     return text;
   }
   if (!secret) {
-    throw new SynError("checkpoint_locked", "This file is encrypted: set SYN_CHAT_KEY to read it");
+    throw new SynError(
+      "checkpoint_locked",
+      "This file is encrypted: set SYN_CHAT_KEY (or keep syn/chat.key) to read it",
+    );
   }
   try {
     const key = await deriveKey(secret, fromBase64(envelope.salt));
@@ -75,7 +82,7 @@ export async function decryptText(text: string, secret: string | undefined): Pro
   } catch {
     throw new SynError(
       "checkpoint_locked",
-      "Cannot decrypt: SYN_CHAT_KEY is not the key it was written with",
+      `Cannot decrypt: ${CHAT_KEY_NAME} is not the key it was written with`,
     );
   }
 }
@@ -140,7 +147,7 @@ export function rowCipher(secret: string, salt: Uint8Array): RowCipher {
       } catch {
         throw new SynError(
           "checkpoint_locked",
-          "Cannot decrypt: SYN_CHAT_KEY is not the key it was written with",
+          `Cannot decrypt: ${CHAT_KEY_NAME} is not the key it was written with`,
         );
       }
     },

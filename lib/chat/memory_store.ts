@@ -285,7 +285,7 @@ function cipherFor(db: DatabaseSync, key: string | undefined): RowCipher | undef
   if (db.prepare("SELECT 1 FROM memory LIMIT 1").get()) {
     throw new SynError(
       "checkpoint_invalid",
-      "memory.sqlite is not encrypted but SYN_CHAT_KEY is set (move it away to start anew)",
+      "memory.sqlite is not encrypted but a chat key is in use (move it away to start anew)",
     );
   }
   const fresh = crypto.getRandomValues(new Uint8Array(16));

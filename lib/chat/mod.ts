@@ -75,6 +75,12 @@ export {
 } from "./chat_session.ts";
 export { TEMPLATE_LABEL, templateModel } from "./template_model.ts";
 export {
+  CHAT_KEY_FILE,
+  type ChatKeyFile,
+  MIN_CHAT_KEY_CHARS,
+  openChatKeyFile,
+} from "./chat_key_file.ts";
+export {
   AGENT_NAME,
   ChatGateway,
   DEFAULT_MAX_SESSIONS,

@@ -5,6 +5,7 @@ import {
   neutralizeTerminalText,
   parseAllowedOrigin,
   serveLocal,
+  SynError,
   UsageError,
   writeFileAtomic,
 } from "../core/mod.ts";
@@ -18,6 +19,7 @@ import {
   type ChatSession,
   DEFAULT_CHAT_FLUX_CONFIG,
   MemoryStore,
+  openChatKeyFile,
   openChatSession,
   ReplyBuffer,
   SESSION_ID,
@@ -64,16 +66,19 @@ template backend), template (offline, clearly labelled canned replies), openai, 
 gemini, openai-compatible. The template backend also answers when the model is down.
 
 State (--state-dir DIR, default $SYN_STATE_DIR; without one nothing is written to disk):
-  DIR/sessions/<id>/checkpoint.json   state and recent messages (AES-GCM encrypted with
-                                      SYN_CHAT_KEY set); a session resumes from it
+  DIR/sessions/<id>/checkpoint.json   state and recent messages, AES-GCM encrypted with the
+                                      chat key; a session resumes from it
   DIR/traces/<id>.jsonl               trace events: ids, counts and timings only, unless
                                       --log-content
   DIR/memory.sqlite                   past turns, searched for every message (BM25): this
                                       session's only, unless SYN_CHAT_MEMORY_SCOPE=all_sessions;
-                                      encrypted with SYN_CHAT_KEY set
+                                      encrypted with the chat key
   DIR/http_cache.sqlite               the http.get cache
   DIR/synthesized/*.json              promoted composite tools offered as composite.<id>
                                       (read only from a named state folder, each checked)
+The chat key is SYN_CHAT_KEY, else one made once in $XDG_CONFIG_HOME/syn/chat.key (default
+~/.config/syn/chat.key, mode 0600, never inside DIR): move it along with DIR, or the saved
+sessions cannot be read.
 
 Gateway (syn chat serve): GET / is a chat page; WebSockets /perturb/<agent>?session=ID
 (client frames), /observe/<agent>?session=ID (events) and /chat/<agent>?session=ID (both),
@@ -199,7 +204,7 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
-  const key = io.config.chat.key;
+  const key = io.config.chat.key ?? (stateDir ? await chatKeyFile(io, stateDir) : undefined);
   return {
     model,
     config,
@@ -220,6 +225,29 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     secrets: io.config.secrets,
     toolRegistry: () => chatToolRegistry({ compositesDir: stateDir }, io.stderr),
   };
+}
+
+/**
+ * Without `SYN_CHAT_KEY`, a state folder is still never written in plain text: the key made
+ * once in the user's config folder is used (and said so when it is made).
+ */
+async function chatKeyFile(io: CliIo, stateDir: string): Promise<string> {
+  let opened;
+  try {
+    opened = openChatKeyFile(io.config.system.configDir, { stateDir });
+  } catch (error) {
+    if (error instanceof SynError && error.code === "chat_key") {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  }
+  if (opened.created) {
+    await io.stderr(
+      `chat key made: ${opened.path} (mode 0600); it encrypts ${stateDir}: keep it, and move ` +
+        "it with the state folder (docs/chat.md)\n",
+    );
+  }
+  return opened.key;
 }
 
 function sessionIdFrom(values: Values): string {

@@ -184,7 +184,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = Object.freeze([
   variable(
     "SYN_CHAT_KEY",
     "text",
-    "none: chat state is stored plain",
+    "a key made once in the config folder: <config>/syn/chat.key",
     ["chat"],
     "Secret that encrypts chat checkpoints and memory at rest (AES-GCM).",
     "value",
@@ -214,6 +214,26 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = Object.freeze([
       "",
       ["generate", "critique", "patch"],
       "Deno's cache, passed on to the validator child syn starts.",
+    ),
+    system: true,
+  },
+  {
+    ...variable(
+      "XDG_CONFIG_HOME",
+      "absolute path",
+      "HOME/.config",
+      ["chat"],
+      "The user's config folder: the chat key is made in <config>/syn/chat.key.",
+    ),
+    system: true,
+  },
+  {
+    ...variable(
+      "HOME",
+      "path",
+      "",
+      ["chat"],
+      "The user's home: its .config is the config folder when XDG_CONFIG_HOME is unset.",
     ),
     system: true,
   },
@@ -315,6 +335,11 @@ export interface SynConfig {
     readonly denoDir?: string;
     /** `TMPDIR`, else `TMP`, else `TEMP` (`os.tmpdir()`'s order); `/tmp` when none is set. */
     readonly tempDir?: string;
+    /**
+     * The user's config folder: `XDG_CONFIG_HOME` when it is absolute (the XDG rule: a
+     * relative one is ignored), else `HOME/.config`; `undefined` when neither is set.
+     */
+    readonly configDir?: string;
   };
   /** The secret values of the table (and URL credentials), for redaction. */
   readonly secrets: readonly string[];
@@ -378,9 +403,15 @@ export function loadConfig(read: (name: string) => string | undefined): SynConfi
       path: get("PATH"),
       denoDir: get("DENO_DIR"),
       tempDir: get("TMPDIR") ?? get("TMP") ?? get("TEMP"),
+      configDir: configFolder(get("XDG_CONFIG_HOME"), get("HOME")),
     },
     secrets: secretsOf(values),
   });
+}
+
+function configFolder(xdg: string | undefined, home: string | undefined): string | undefined {
+  if (xdg?.startsWith("/")) return xdg;
+  return home?.startsWith("/") ? `${home.replace(/\/+$/, "")}/.config` : undefined;
 }
 
 function secretsOf(values: ReadonlyMap<string, string>): string[] {

@@ -21,7 +21,28 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
     const value = Deno.env.get(name);
     if (value) env[name] = value;
   }
+  // A config folder of this test run: a child syn that makes its chat key (syn chat with a
+  // state folder and no SYN_CHAT_KEY) never writes into the user's own.
+  env.XDG_CONFIG_HOME = testConfigHome();
   return { ...env, ...extra };
+}
+
+let configHome: string | undefined;
+
+/** One temporary config folder per test process, removed when the process ends. */
+function testConfigHome(): string {
+  if (configHome === undefined) {
+    const made = Deno.makeTempDirSync({ prefix: "syn-test-config-" });
+    globalThis.addEventListener("unload", () => {
+      try {
+        Deno.removeSync(made, { recursive: true });
+      } catch {
+        // already gone
+      }
+    });
+    configHome = made;
+  }
+  return configHome;
 }
 
 /**
