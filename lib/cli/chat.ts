@@ -96,6 +96,13 @@ Options:
   --engine E            see above; --model M and --endpoint URL override the provider's
   --grant CAP           grant a capability from the start (repeatable)
   --shell-allow LIST    programs added to the shell allowlist (comma-separated)
+  --shell-without-bubblewrap
+                        let shell.exec run where bubblewrap is missing or cannot run
+                        (otherwise it is refused there). Unsafe against any other local
+                        process that can write in the root: the path checks run before
+                        the program opens the path, so a symlink swapped in between is
+                        followed outside the root. Install bubblewrap instead:
+                        apt-get install bubblewrap
   --log-content         write chat content into traces
   --stream-timeout-s S  longest a reply may take (default 30)
   --entropy-budget B    entropy a session may spend before RATE_LIMITED; it refills over 60 s
@@ -137,6 +144,7 @@ const OPTIONS = {
   endpoint: { type: "string" },
   grant: { type: "string", multiple: true },
   "shell-allow": { type: "string", multiple: true },
+  "shell-without-bubblewrap": { type: "boolean" },
   "log-content": { type: "boolean" },
   "stream-timeout-s": { type: "string" },
   "entropy-budget": { type: "string" },
@@ -216,6 +224,7 @@ async function chatEnvironment(values: Values, io: CliIo): Promise<ChatEnvironme
     shellAllow: (values["shell-allow"] ?? []).flatMap((list) => list.split(",")).map((name) =>
       name.trim()
     ).filter(Boolean),
+    shellWithoutBubblewrap: values["shell-without-bubblewrap"] ?? false,
     key,
     // One memory store per process, shared by every session (each takes its own view).
     memory: stateDir ? MemoryStore.open(stateDir, { key }) : undefined,
