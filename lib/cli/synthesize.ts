@@ -29,25 +29,31 @@ into composite tools
 
 Usage:
   syn synthesize [--ingest FILE]... [--format F] [--top 3] [--min-support S]
-                 [--config syn.jsonc] [--state-dir DIR] [--json]
+                 [--execute --fresh-upstream [--jobs N] [-- <command>…]]
+                 [--allow-replay-only] [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize ingest <file|dir|->... [--format F] [--state-dir DIR] [--json]
   syn synthesize mine [--min-support S] [--min-length 2] [--max-length 6] [--top 20]
                       [--collapse-repeats] [--state-dir DIR] [--json]
   syn synthesize run [<chain> | --top N] [--engine E] [--model ID] [--endpoint URL]
                      [--min-support S] [--config syn.jsonc] [--state-dir DIR] [--json]
-  syn synthesize validate <tool-id> [--execute --root DIR [--grant CAP]...]
+  syn synthesize validate <tool-id> [--execute --fresh-upstream [--jobs N]
+                          [-- <command> [args…]]] [--allow-replay-only]
                           [--config syn.jsonc] [--state-dir DIR] [--json]
+  syn synthesize validate <tool-id> --execute --root DIR [--grant CAP]... [--jobs N]
   syn synthesize validate <tool-id> --execute --upstream -- <command> [args…]
   syn synthesize validate <tool-id> --execute --upstream-url URL
                           [--upstream-header 'Name: value']...
-  syn synthesize approve <tool-id> --promote [--state-dir DIR] [--json]
+  syn synthesize approve <tool-id> --promote [--allow-replay-only] [--state-dir DIR]
+                         [--json]
   syn synthesize list [--state-dir DIR] [--json]
   syn synthesize report [--include-testing] [--state-dir DIR] [--json]
 
 With no subcommand: the whole pipeline — ingest the --ingest inputs (if any), mine,
-write a tool for each of the top chains, validate each; a tool that passes becomes
-TESTING (PROMOTED when require_approval is false), one that fails or lacks sessions
-stays DRAFT. A progress line per stage goes to stderr, the summary to stdout.
+write a tool for each of the top chains, validate each (executing it too with --execute,
+as validate does); a tool that passes becomes TESTING (PROMOTED when require_approval is
+false and it was executed, or --allow-replay-only accepts replay), one that fails or
+lacks sessions stays DRAFT. A progress line per stage goes to stderr, the summary to
+stdout.
 
 Subcommands:
   ingest    read recorded tool calls into the event store (the input of everything else)
@@ -57,19 +63,25 @@ Subcommands:
             DIR/synthesized/
   validate  replay the newest sessions holding the chain: wiring, projected output vs
             recorded (cosine_tfidf or exact_match), latency ratio, error parity; a
-            passing tool becomes TESTING (PROMOTED when require_approval is false).
-            Replay alone (evidence "replay") scores whether the steps are called as
-            recorded: their recorded output is replayed, so it reproduces by construction;
-            --execute --root DIR also runs the composite in the sandbox (syn's tools) and
-            scores it against the recorded output. --execute --upstream -- <command…>
-            (or --upstream-url URL) runs it against that live MCP server: the composite on
-            each session's recorded inputs, and the original calls re-run one by one, and
-            scores one against the other ("executed", beside replay's score); a tool
-            passes only when both do. Only a chain of tools the server annotates
-            readOnlyHint: true is executed: one with a write step stays replay-only, and
-            says so. Sessions whose steps all have latency 0 give "no latency recorded"
-            (latency.recorded false), not a ratio
-  approve   --promote a TESTING tool (a DRAFT is refused with the reason)
+            passing tool becomes TESTING (PROMOTED when require_approval is false and it
+            was executed). Replay alone (evidence "replay") scores whether the steps are
+            called as recorded: their recorded output is replayed, so it reproduces by
+            construction — it never promotes unless --allow-replay-only says so.
+            --execute --fresh-upstream executes it (evidence "execution"): for each
+            session, two fresh upstreams started as the session's was recorded (or with
+            the command after --), the session's earlier calls replayed on both, the
+            original calls on one and the composite on the other, the later calls on
+            both; every step's output and every later output must agree, so a composite
+            that leaves another state behind fails. This is the only way a chain with a
+            write step is executed. Sessions run --jobs at a time (default 2), each
+            with a deadline. --execute --root DIR does the same for syn's own tools, in
+            fresh copies of DIR (DIR itself is never written). --execute --upstream --
+            <command…> (or --upstream-url URL) runs a read-only chain against that live
+            server instead (one with a write step is refused there). Sessions whose
+            steps all have latency 0 give "no latency recorded" (latency.recorded
+            false), not a ratio
+  approve   --promote a TESTING tool (a DRAFT is refused with the reason; so is a tool
+            validated on replay alone, unless --allow-replay-only: list then says so)
   list      every synthesized tool with its status
   report    on the stored sessions, the tool calls (and LLM round trips) the PROMOTED
             composites would have saved: a chain of k calls run as one saves k - 1
@@ -145,6 +157,7 @@ Examples:
   syn synthesize run --top 3
   syn synthesize run "get_user_details>get_order_details"
   syn synthesize validate get_user_details-then-get_order_details
+  syn synthesize validate get_user_details-then-get_order_details --execute --fresh-upstream
   syn synthesize approve get_user_details-then-get_order_details --promote
   SYN_EVENT_STORE=postgres://syn@127.0.0.1:5432/agents syn synthesize ingest traces/
 `;

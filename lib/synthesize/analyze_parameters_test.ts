@@ -74,3 +74,46 @@ Deno.test({
     assert.deepEqual(analysis.external.map((parameter) => parameter.name), ["user_id"]);
   },
 });
+
+Deno.test("analyzeParameters() learns no secret-named value and no value the session returned as a constant", () => {
+  const sample = (user: string): SampleStep[] => [
+    { tool_id: "place_order", input_params: { item: user }, output_summary: '{"order_id": 12446}' },
+    {
+      tool_id: "notify",
+      input_params: { order: 12446, token: "tok-shared", channel: "email", tag: "vip" },
+      output_summary: "sent",
+    },
+  ];
+  const analysis = analyzeParameters([sample("a"), sample("b"), sample("c")], {
+    // Before the chain, each session's lookup returned the tag it then passed on.
+    earlierOutputs: [['{"tags": ["vip"]}'], ['{"tags": ["vip"]}'], ['{"tags": ["vip"]}']],
+  });
+  assert.deepEqual(analysis.constants, [{ step: 1, key: "channel", value: "email" }]);
+  assert.deepEqual(analysis.internal_wires, [
+    { from_step: 0, from_key: "order_id", to_step: 1, to_key: "order" },
+  ]);
+  assert.deepEqual(analysis.ambiguous, [{ step: 1, key: "tag" }, { step: 1, key: "token" }]);
+});
+
+Deno.test("analyzeParameters() wires from any earlier step, the nearest that holds the value", () => {
+  const sample = (a: string, b: string): SampleStep[] => [
+    { tool_id: "zip", input_params: { city: `city-${a}` }, output_summary: `{"zipcode": "${a}"}` },
+    { tool_id: "zip", input_params: { city: `city-${b}` }, output_summary: `{"zipcode": "${b}"}` },
+    {
+      tool_id: "distance",
+      input_params: { from_zip: a, to_zip: b },
+      output_summary: '{"distance": 1}',
+    },
+  ];
+  const analysis = analyzeParameters([sample("83214", "74532"), sample("30211", "83214")]);
+  assert.deepEqual(analysis.internal_wires, [
+    { from_step: 0, from_key: "zipcode", to_step: 2, to_key: "from_zip" },
+    { from_step: 1, from_key: "zipcode", to_step: 2, to_key: "to_zip" },
+  ]);
+  const same = analyzeParameters([sample("83214", "83214"), sample("30211", "30211")]);
+  assert.deepEqual(
+    same.internal_wires.map((wire) => wire.from_step),
+    [1, 1],
+    "of several earlier outputs holding it, the nearest",
+  );
+});

@@ -182,3 +182,118 @@ Deno.test("ToolCallRecorder keeps at most MAX_PENDING_EVENTS waiting and drops t
   await recorder.close();
   assert.equal(stored, MAX_PENDING_EVENTS);
 });
+
+Deno.test("ToolCallRecorder masks every secret-named field at any depth and caps large arguments", async () => {
+  await withStore(async (store) => {
+    const recorder = new ToolCallRecorder(store, { flushMs: 10_000 });
+    recorder.record({
+      tool: "login",
+      args: {
+        user: "ann",
+        token: "plain-token-value",
+        password: "hunter2-password",
+        nested: [{ deeper: { client_secret: "cs-value-123", access_token: { any: "shape" } } }],
+        cookie: "session=abc123def",
+        token_type: "bearer",
+        blob: "z".repeat(800_000),
+      },
+      output: { structured: { refresh_token: "rt-value-456", expires_in: 3600 } },
+      outcome: "SUCCESS",
+      startedMs: Date.now(),
+      latencyMs: 1,
+      sessionId: "s2",
+    });
+    recorder.record({
+      tool: "bulk",
+      args: { items: Array.from({ length: 40 }, (_, index) => `${index}`.repeat(4000)) },
+      outcome: "SUCCESS",
+      startedMs: Date.now(),
+      latencyMs: 1,
+      sessionId: "s2",
+    });
+    await recorder.close();
+    const [login, bulk] = await store.getBySession("s2");
+    const stored = JSON.stringify(login);
+    for (
+      const secret of ["plain-token-value", "hunter2", "cs-value", "shape", "abc123", "rt-value"]
+    ) {
+      assert.ok(!stored.includes(secret), `${secret} leaked: ${stored.slice(0, 300)}`);
+    }
+    assert.equal(login.input_params.user, "ann");
+    assert.equal(login.input_params.token_type, "bearer", "a name that only contains a word");
+    assert.equal((login.input_params.blob as string).length, OUTPUT_SUMMARY_CHARS + 1);
+    assert.match(login.output_summary!, /"expires_in":3600/);
+    assert.ok(JSON.stringify(bulk.input_params).length < 70_000);
+    assert.match(JSON.stringify(bulk.input_params), /not recorded/);
+  });
+});
+
+Deno.test("ToolCallRecorder writes each session's origin once, its command line's secrets masked", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_recorder_origin_" });
+  const store = openSqliteEventStore(join(dir, "state"));
+  try {
+    const recorder = new ToolCallRecorder(store, {
+      flushMs: 10_000,
+      stateDir: join(dir, "state"),
+      secrets: ["known-secret-value"],
+    });
+    const origin = {
+      upstream: {
+        transport: "stdio" as const,
+        command: [
+          "server",
+          "--token",
+          "tok-abc-123",
+          "--api-key=k-999",
+          "--name",
+          "known-secret-value",
+        ],
+        cwd: "/srv",
+      },
+      readOnlyTools: ["read", "list"],
+    };
+    for (const sessionId of ["a", "a", "b"]) {
+      recorder.record({
+        tool: "read",
+        args: {},
+        outcome: "SUCCESS",
+        startedMs: Date.now(),
+        latencyMs: 1,
+        sessionId,
+        origin,
+      });
+    }
+    await recorder.close();
+    const { readSessionOrigins, sessionOriginsPath } = await import("./session_origins.ts");
+    const origins = await readSessionOrigins(join(dir, "state"));
+    assert.deepEqual([...origins.keys()].sort(), ["a", "b"]);
+    const text = await Deno.readTextFile(sessionOriginsPath(join(dir, "state")));
+    assert.equal(text.trim().split("\n").length, 2, "one line per session");
+    assert.deepEqual(origins.get("a")?.upstream, {
+      transport: "stdio",
+      command: [
+        "server",
+        "--token",
+        "***redacted***",
+        "--api-key=***redacted***",
+        "--name",
+        "***redacted***",
+      ],
+      cwd: "/srv",
+    });
+    assert.deepEqual(origins.get("a")?.read_only_tools, ["list", "read"]);
+    assert.equal((await Deno.stat(sessionOriginsPath(join(dir, "state")))).mode! & 0o777, 0o600);
+    // Untrusted on read: a foreign line is skipped, not fatal.
+    await Deno.writeTextFile(
+      sessionOriginsPath(join(dir, "state")),
+      '{"session_id": 1}\nnot json\n',
+      {
+        append: true,
+      },
+    );
+    assert.equal((await readSessionOrigins(join(dir, "state"))).size, 2);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
