@@ -19,6 +19,7 @@ import { numberFlag } from "./args.ts";
 import type { GenerateArgs } from "./_generate_args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { storeFromEnv } from "./_schema_store.ts";
+import { onStopSignals } from "./_stop_signals.ts";
 
 /** What `generate.ts` hands over: the world, its stderr line writer, the validator being opened. */
 export interface GenerateStart {
@@ -67,6 +68,40 @@ async function externalGenerator(engine: ExternalEngineName, values: Values, io:
   return await createExternalGenerator(engine, model);
 }
 
+/**
+ * Ctrl-C (SIGINT) or SIGTERM during a run: the runs in flight end as `interrupted` (or are
+ * written, when already valid), no further prompt starts, the report says what finished,
+ * and the exit code is the shell's for that signal (130, 143).
+ */
+class Interruption {
+  readonly controller = new AbortController();
+  signal: Deno.Signal | undefined;
+  readonly #stop: () => void;
+
+  constructor() {
+    const stops = (["SIGINT", "SIGTERM"] as const).map((name) =>
+      onStopSignals(() => {
+        this.signal ??= name;
+        this.controller.abort();
+      }, [name])
+    );
+    this.#stop = () => stops.forEach((stop) => stop());
+  }
+
+  get interrupted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** The exit code of an interrupted run: 128 + the signal's number. */
+  get exitCode(): number {
+    return this.signal === "SIGTERM" ? 143 : EXIT.interrupted;
+  }
+
+  [Symbol.dispose](): void {
+    this.#stop();
+  }
+}
+
 /** What a run needs besides the prompts: dependencies, output and the secrets to mask. */
 interface Session {
   config: GenerateConfig;
@@ -79,6 +114,8 @@ interface Session {
 
 async function runOne(prompt: string, session: Session): Promise<GenerationOutcome[]> {
   const { config, deps, validator, secrets, say, io } = session;
+  // Interrupted before it started: there is no run to log.
+  if (deps.signal?.aborted) return [];
   const outcome = await runGeneration(prompt, config, deps);
   if (outcome.ok) await say(`syn generate: wrote ${outcome.asset_path}\n`);
   else {
@@ -114,19 +151,24 @@ async function runMany(prompts: string[], session: Session): Promise<GenerationO
     },
   });
   const seconds = Math.max(0.001, (systemClock.now() - started) / 1000);
+  const interrupted = deps.signal?.aborted === true;
+  const notRun = prompts.length - outcomes.length;
   const summary = {
     total: outcomes.length,
     ...counts,
+    ...(interrupted ? { not_run: notRun } : {}),
     duration_ms: Math.round(seconds * 1000),
     assets_per_s: Math.round((counts.ok / seconds) * 10) / 10,
   };
+  const stopped = interrupted ? `interrupted: ${notRun} not run; ` : "";
   await say(
-    `syn generate: ${summary.total} prompt${
+    `syn generate: ${stopped}${summary.total} prompt${
       summary.total === 1 ? "" : "s"
     }: ${counts.ok} ok, ${counts.invalid} invalid, ${counts.failed} failed\n`,
   );
   const report = {
-    ok: counts.ok === outcomes.length,
+    ok: !interrupted && counts.ok === outcomes.length,
+    ...(interrupted ? { interrupted: true } : {}),
     engine: config.engine,
     strict: config.strict,
     summary,
@@ -176,12 +218,21 @@ export async function runGenerate(
   start: GenerateStart,
 ): Promise<number> {
   let outcomes: GenerationOutcome[];
+  using interruption = new Interruption();
   try {
-    outcomes = await generateAll(values, prompts, start);
+    outcomes = await generateAll(values, prompts, start, interruption.controller.signal);
+  } catch (error) {
+    // A validator child stopped by the same Ctrl-C fails its start: that is the interruption.
+    if (!interruption.interrupted) throw error;
+    outcomes = [];
   } finally {
     // Opened before anything here could fail: closed whatever happened (a usage error
     // included), and a configuration error of its own has been reported by then.
     await (await start.opening.catch(() => undefined))?.close();
+  }
+  if (interruption.interrupted) {
+    await start.say(`syn generate: interrupted by ${interruption.signal}\n`);
+    return interruption.exitCode;
   }
   if (values.preview) await previewOutcomes(start.io, outcomes);
   return outcomes.some((outcome) => outcome.exit_code !== 0) ? EXIT.failure : EXIT.ok;
@@ -191,6 +242,7 @@ async function generateAll(
   values: Values,
   prompts: string[],
   { io, say, opening }: GenerateStart,
+  signal: AbortSignal,
 ): Promise<GenerationOutcome[]> {
   const config = configFrom(values, io);
   if (config.engine === "deterministic" && (values.endpoint || values.model)) {
@@ -211,6 +263,7 @@ async function generateAll(
     clock: systemClock,
     newTraceId: () => crypto.randomUUID(),
     external,
+    signal,
   };
   const session: Session = { config, deps, validator, secrets, say, io };
   return values.batch === undefined

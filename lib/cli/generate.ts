@@ -48,8 +48,10 @@ batch, one JSON report (a summary and one result per prompt) and a summary line 
 stderr. status is ok (validated and written), invalid (failed pre-flight or the schema;
 never written) or failed (provider error, unusable answer, validator unreachable, asset
 not writable). Exit 0 ok (or invalid with --relaxed), 1 failed (in either mode) or
-invalid in strict mode, 2 bad usage or configuration. Each failure reason and its remedy:
-docs/troubleshooting_external.md in the repository.
+invalid in strict mode, 2 bad usage or configuration, 130 interrupted: on Ctrl-C (SIGINT)
+a run in flight ends as 'interrupted' in the logs unless its asset was already valid (then
+it is written), no further prompt starts, and the report lists what finished.
+Each failure reason and its remedy: docs/troubleshooting_external.md in the repository.
 
 Examples:
   syn generate "a pulsing blue circle"

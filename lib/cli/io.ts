@@ -58,4 +58,6 @@ export const EXIT = Object.freeze({
   failure: 1,
   /** Bad usage, or an IO or parse error. */
   usage: 2,
+  /** Stopped by Ctrl-C (SIGINT): 128 + 2, as shells report it. */
+  interrupted: 130,
 });

@@ -24,6 +24,8 @@ export interface ExternalParameters {
    * pause included (`--timeout-s`). Past it the run fails with reason `timeout`.
    */
   deadlineMs?: number;
+  /** Aborted when the user interrupts the run (Ctrl-C): the call stops, reason `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /** A successful external generation: the normalized asset and what the logs need. */
@@ -107,7 +109,11 @@ function toRequest(
   }
   if (envelope.parameters.max_tokens !== null) request.maxTokens = envelope.parameters.max_tokens;
   if (params.timeouts) request.timeouts = params.timeouts;
-  if (params.deadlineMs !== undefined) request.signal = AbortSignal.timeout(params.deadlineMs);
+  const signals = [
+    ...(params.deadlineMs !== undefined ? [AbortSignal.timeout(params.deadlineMs)] : []),
+    ...(params.signal ? [params.signal] : []),
+  ];
+  if (signals.length) request.signal = signals.length === 1 ? signals[0] : AbortSignal.any(signals);
   return request;
 }
 
@@ -259,6 +265,10 @@ function generationFailure(
   envelope: RequestEnvelope,
   params: ExternalParameters,
 ): SynError {
+  if (params.signal?.aborted) {
+    const detail = "interrupted (Ctrl-C) while waiting for the provider";
+    return new SynError("interrupted", detail, { reason: "interrupted", detail, envelope });
+  }
   if (error instanceof ProviderError) {
     return new SynError(error.reason, error.message, {
       reason: error.reason,

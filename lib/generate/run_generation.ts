@@ -31,6 +31,12 @@ export interface GenerationDeps {
    * `stageAssetFile`, which creates the folder. The pipeline itself touches no file.
    */
   stageAsset?: (path: string, text: string) => Promise<StagedFile>;
+  /**
+   * Aborted when the user interrupts (Ctrl-C): a provider call stops, a run with no verdict
+   * yet is recorded as `interrupted` (never `ok`), and a batch starts no further prompt. A
+   * valid asset already checked is still written with its record: both exist.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -145,7 +151,12 @@ async function produceExternal(
   };
   try {
     // --timeout-s is what the user waits in all: attempts and retry pauses included.
-    const options = { temperature: config.temperature, timeouts, deadlineMs: totalMs };
+    const options = {
+      temperature: config.temperature,
+      timeouts,
+      deadlineMs: totalMs,
+      signal: deps.signal,
+    };
     const generation = await external.generate(prompt, config.seed, options, traceId);
     return { ...generation, failure: null, mode: external.mode };
   } catch (error) {
@@ -217,6 +228,18 @@ async function checkAsset(produced: Produced, deps: GenerationDeps): Promise<Che
     return { ...checked, status: "invalid", failure: { reason: "validation_failed", detail } };
   }
   return { ...checked, status: "ok", failure: null };
+}
+
+/**
+ * A run interrupted before it had a verdict (the validator stopped with the user's Ctrl-C,
+ * or the provider call was cut) is recorded as what it was: `interrupted`, not the
+ * transport error the interruption caused. A verdict that did arrive stands.
+ */
+function interruptedOr(checked: Checked, signal: AbortSignal | undefined): Checked {
+  if (!signal?.aborted || checked.status !== "failed") return checked;
+  if (checked.failure?.reason === "interrupted") return checked;
+  const detail = "interrupted (Ctrl-C) before the validator's verdict";
+  return { ...checked, failure: { reason: "interrupted", detail } };
 }
 
 /**
@@ -331,7 +354,7 @@ export async function runGeneration(
   const produced = config.engine === "deterministic"
     ? produceDeterministic(features, config, deps, traceId)
     : await produceExternal(prompt, config, deps, traceId);
-  const checked = await checkAsset(produced, deps);
+  const checked = interruptedOr(await checkAsset(produced, deps), deps.signal);
   const written = await stageValidAsset(checked, config, deps, traceId);
   const status: GenerationStatus = written.failure ? "failed" : checked.status;
   const failure = written.failure ?? checked.failure;
@@ -390,7 +413,8 @@ export interface BatchOptions {
 /**
  * Runs many prompts over one validator connection with at most `concurrency` at once.
  * A prompt that fails (even by throwing) never stops the others; outcomes keep the
- * prompts' order.
+ * prompts' order. Once `deps.signal` is aborted no further prompt starts: the outcomes are
+ * those of the prompts that ran.
  */
 export async function runBatch(
   prompts: readonly string[],
@@ -402,7 +426,7 @@ export async function runBatch(
   let next = 0;
   let done = 0;
   const worker = async () => {
-    while (next < prompts.length) {
+    while (next < prompts.length && !deps.signal?.aborted) {
       const index = next++;
       let outcome: GenerationOutcome;
       try {
@@ -444,7 +468,8 @@ export async function runBatch(
   };
   const workers = Math.max(1, Math.min(options.concurrency, prompts.length));
   await Promise.all(Array.from({ length: workers }, worker));
-  return outcomes;
+  // After an interruption the prompts never started have no outcome.
+  return outcomes.filter((outcome) => outcome !== undefined);
 }
 
 /** The asset as a log record holds it: its prompt capped like every logged prompt. */
