@@ -88,7 +88,8 @@ function readKeyFile(path: string): string {
   }
   tighten(path, 0o600);
   const key = Deno.readTextFileSync(path).trim();
-  if (key.length < MIN_CHAT_KEY_CHARS || /[\x00-\x1f\x7f]/.test(key)) {
+  const control = [...key].some((char) => char < " " || char === "\x7f");
+  if (key.length < MIN_CHAT_KEY_CHARS || control) {
     throw new SynError(
       "chat_key",
       `The chat key must be one line of ${MIN_CHAT_KEY_CHARS} or more characters: ${path}`,
