@@ -20,6 +20,9 @@ import type { MemoryStore } from "./memory_store.ts";
 import { templateModel } from "./template_model.ts";
 import { openChatTraceFile } from "./trace_file.ts";
 
+/** K-gent API §B2: a chat model call's temperature when none is configured. */
+export const CHAT_TEMPERATURE = 0.7;
+
 /** `--engine` values; `auto` picks a provider whose key is set, else the template backend. */
 export const CHAT_ENGINES = ["auto", "template", ...PROVIDERS] as const;
 export type ChatEngine = typeof CHAT_ENGINES[number];
@@ -34,8 +37,9 @@ export function autoEngine({ llm }: Pick<SynConfig, "llm">): ChatEngine {
 }
 
 /**
- * The chat model for an engine; the template backend needs nothing. Throws `SynError`
- * (from `lib/llm`) when the chosen provider cannot be configured.
+ * The chat model for an engine; the template backend needs nothing. Its calls carry
+ * `OPENAI_TEMPERATURE` where that applies, else {@linkcode CHAT_TEMPERATURE}. Throws
+ * `SynError` (from `lib/llm`) when the chosen provider cannot be configured.
  */
 export function chatModel(
   engine: ChatEngine,
@@ -47,7 +51,7 @@ export function chatModel(
     config: options.config,
     flags: { model: options.model, endpoint: options.endpoint, live: true },
   });
-  return createLanguageModel(config);
+  return createLanguageModel({ ...config, temperature: config.temperature ?? CHAT_TEMPERATURE });
 }
 
 /** Everything the sessions of one process share: model, stores, sandbox, tools. */

@@ -220,9 +220,10 @@ export class ChatGateway {
     const upgrade = this.#options.upgradeWebSocket ?? Deno.upgradeWebSocket;
     let upgraded: ReturnType<UpgradeWebSocket>;
     try {
-      // A ping after each idle heartbeat; a peer that does not answer is dropped.
+      // K-gent API §3: a keep-alive ping every `heartbeat_interval`. Deno pings an idle socket
+      // every idleTimeout / 2 s (measured) and drops a peer that has not answered by the next.
       upgraded = upgrade(request, {
-        idleTimeout: Math.max(1, Math.round(this.#options.config.heartbeat_interval)),
+        idleTimeout: Math.max(1, Math.round(2 * this.#options.config.heartbeat_interval)),
       });
     } catch (error) {
       release();
