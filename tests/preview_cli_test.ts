@@ -13,7 +13,8 @@ import {
   previewDocument,
 } from "../lib/preview/mod.ts";
 import { loadSchemaStore } from "../lib/schema/mod.ts";
-import { runSyn, startSyn } from "./fakes/cli_io.ts";
+import { childEnv, killAfter } from "./fakes/child_env.ts";
+import { runSyn, SELF_COMMAND, startSyn } from "./fakes/cli_io.ts";
 
 const BASELINE = new URL("../schemas/examples/canonical-baseline.json", import.meta.url).pathname;
 const CHROMIUM = findChromium(Deno.env.get("SYN_CHROMIUM"));
@@ -215,6 +216,61 @@ Deno.test({
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /no \*\.json files in the folder: thumbs\//);
     await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "Ctrl-C during preview --png reports the stills written, blames no asset and exits 130",
+  ignore: !CHROMIUM,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const baseline = await Deno.readTextFile(BASELINE);
+    const names = Array.from({ length: 40 }, (_, index) => `a${String(index).padStart(2, "0")}`);
+    for (const name of names) await Deno.writeTextFile(join(dir, `${name}.json`), baseline);
+    const child = new Deno.Command(SELF_COMMAND[0], {
+      args: [...SELF_COMMAND.slice(1), "preview", ".", "--png", "thumbs/", "--size", "64x48"],
+      clearEnv: true,
+      env: childEnv({ SYN_CHROMIUM: CHROMIUM!, HOME: dir }),
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const cancel = killAfter(child);
+    const output = child.output();
+    try {
+      const thumbs = join(dir, "thumbs");
+      const deadline = Date.now() + 60_000;
+      const written = () => {
+        try {
+          return [...Deno.readDirSync(thumbs)].filter((e) => e.name.endsWith(".png")).length;
+        } catch {
+          return 0;
+        }
+      };
+      while (written() < 2) {
+        if (Date.now() > deadline) throw new Error("no still was written");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      child.kill("SIGINT");
+      const result = await output;
+      const stdout = new TextDecoder().decode(result.stdout);
+      const stderr = new TextDecoder().decode(result.stderr);
+      assert.equal(result.code, 130, stderr);
+      const report = JSON.parse(stdout);
+      assert.equal(report.interrupted, true);
+      assert.ok(report.results.length < names.length, "stopped early");
+      assert.ok(report.results.every((r: { ok: boolean }) => r.ok), "no asset blamed");
+      assert.doesNotMatch(stderr, /not drawn|not a valid/);
+      assert.match(stderr, /interrupted by SIGINT: \d+ of 40 still\(s\) written/);
+      const files = [...Deno.readDirSync(thumbs)].map((entry) => entry.name);
+      assert.equal(files.length, report.results.length, files.join(" "));
+      assert.ok(files.every((file) => file.endsWith(".png")), "no temporary file left");
+    } finally {
+      cancel();
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
 

@@ -19,7 +19,7 @@ import { numberFlag } from "./args.ts";
 import type { GenerateArgs } from "./_generate_args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { storeFromEnv } from "./_schema_store.ts";
-import { onStopSignals } from "./_stop_signals.ts";
+import { Interruption } from "./_stop_signals.ts";
 
 /** What `generate.ts` hands over: the world, its stderr line writer, the validator being opened. */
 export interface GenerateStart {
@@ -66,40 +66,6 @@ async function externalGenerator(engine: ExternalEngineName, values: Values, io:
     config: io.config,
   });
   return await createExternalGenerator(engine, model);
-}
-
-/**
- * Ctrl-C (SIGINT) or SIGTERM during a run: the runs in flight end as `interrupted` (or are
- * written, when already valid), no further prompt starts, the report says what finished,
- * and the exit code is the shell's for that signal (130, 143).
- */
-class Interruption {
-  readonly controller = new AbortController();
-  signal: Deno.Signal | undefined;
-  readonly #stop: () => void;
-
-  constructor() {
-    const stops = (["SIGINT", "SIGTERM"] as const).map((name) =>
-      onStopSignals(() => {
-        this.signal ??= name;
-        this.controller.abort();
-      }, [name])
-    );
-    this.#stop = () => stops.forEach((stop) => stop());
-  }
-
-  get interrupted(): boolean {
-    return this.controller.signal.aborted;
-  }
-
-  /** The exit code of an interrupted run: 128 + the signal's number. */
-  get exitCode(): number {
-    return this.signal === "SIGTERM" ? 143 : EXIT.interrupted;
-  }
-
-  [Symbol.dispose](): void {
-    this.#stop();
-  }
 }
 
 /** What a run needs besides the prompts: dependencies, output and the secrets to mask. */

@@ -28,3 +28,37 @@ export function onStopSignals(
     for (const signal of listening.splice(0)) Deno.removeSignalListener(signal, stop);
   };
 }
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM during a job that should end cleanly rather than die (a batch
+ * of generations, a run of stills): listens while it exists (`using`), aborts `controller`
+ * at the first signal, and says which signal came and the exit code the shell gives it.
+ */
+export class Interruption {
+  readonly controller = new AbortController();
+  signal: Deno.Signal | undefined;
+  readonly #stop: () => void;
+
+  constructor() {
+    const stops = (["SIGINT", "SIGTERM"] as const).map((name) =>
+      onStopSignals(() => {
+        this.signal ??= name;
+        this.controller.abort();
+      }, [name])
+    );
+    this.#stop = () => stops.forEach((stop) => stop());
+  }
+
+  get interrupted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** The exit code of an interrupted run: 128 + the signal's number. */
+  get exitCode(): number {
+    return this.signal === "SIGTERM" ? 143 : 130;
+  }
+
+  [Symbol.dispose](): void {
+    this.#stop();
+  }
+}

@@ -14,6 +14,7 @@ import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { expandArgument } from "./_document_arguments.ts";
 import { servePreview } from "./_preview_serve.ts";
+import { Interruption } from "./_stop_signals.ts";
 import { readDocument } from "./_read_document.ts";
 import { storeFromEnv } from "./_schema_store.ts";
 
@@ -205,10 +206,14 @@ async function writeStills(
     return EXIT.usage;
   }
   const paths = await stillPaths(io, documents, out);
+  // Ctrl-C ends the run after the still in hand: what was written is reported, nothing is
+  // blamed on the asset a stopped browser was drawing.
+  using interruption = new Interruption();
   await using server = startPreviewServer({ files: await loadPageFiles(), documents });
   await using chromium = await launchChromium(chromiumPath);
   const results = [];
   for (const [index, document] of documents.entries()) {
+    if (interruption.interrupted) break;
     if (!document.ok) {
       const name = neutralizeTerminalText(document.name);
       await io.stderr(`syn preview: ${name}: not a valid ${document.schema}:\n`);
@@ -218,7 +223,13 @@ async function writeStills(
       results.push({ file: document.name, ok: false, errors: document.errors });
       continue;
     }
-    const still = await renderStill(chromium.browser, server.url, index, options);
+    const still = await renderStill(chromium.browser, server.url, index, options).catch(
+      (error) => {
+        if (interruption.interrupted) return undefined;
+        throw error;
+      },
+    );
+    if (still === undefined || (!still.ok && interruption.interrupted)) break;
     if (!still.ok) {
       await io.stderr(`syn preview: ${neutralizeTerminalText(document.name)}: not drawn:\n`);
       // Compiler messages quote the asset's source: untrusted text.
@@ -237,6 +248,15 @@ async function writeStills(
       height: options.height,
       at_ms: options.atMs,
     });
+  }
+  if (interruption.interrupted) {
+    const written = results.filter((result) => result.ok).length;
+    await io.stdout(JSON.stringify({ ok: false, interrupted: true, results }, null, 2) + "\n");
+    await io.stderr(
+      `syn preview: interrupted by ${interruption.signal}: ${written} of ${documents.length} ` +
+        `still(s) written\n`,
+    );
+    return interruption.exitCode;
   }
   const ok = results.every((result) => result.ok);
   const report = results.length === 1 ? results[0] : { ok, results };
