@@ -89,16 +89,23 @@ Subcommands:
 Configuration: syn.jsonc in the current folder (or --config FILE), JSON with comments,
 with the keys of the synthesis spec and its defaults:
   {"huginn": {
-    "synthesis": {"require_approval": true, "max_parallel_steps": 3, ...},
+    "synthesis": {"llm_model": "claude-sonnet-4-20250514", "require_approval": true,
+                  "max_parallel_steps": 3, ...},
     "validation": {"min_replay_sessions": 10, "equivalence_threshold": 0.95,
                    "max_latency_regression": 1.2, "similarity_method": "cosine_tfidf"},
-    "llm": {"timeout_seconds": 120, "max_retries": 3, ...}}}
-Engines for run: deterministic (default: offline, from the parameter analysis alone), or
-openai, anthropic, gemini, openai-compatible: the synthesis spec's prompt (Jinja), the
+    "llm": {"timeout_seconds": 120, "max_retries": 3, "backoff_base_ms": 1000,
+            "backoff_factor": 2.0, "retry_on": [429, 500, 502, 503]}}}
+Of HTTP errors only the retry_on statuses are retried (504 is not); network errors and
+timeouts are too.
+Engines for run: deterministic (offline, from the parameter analysis alone), or openai,
+anthropic, gemini, openai-compatible: the synthesis spec's prompt (Jinja), the
 SynthesizedTool schema as structured output, temperature 0, the five checks on the answer
 and max_retries_on_invalid corrections. A provider runs in mock mode (its canned answer is
-the offline tool) unless LABS_EXTERNAL_LIVE=1 and its key (OPENAI_API_KEY, ...) are set;
-OPENAI_ENDPOINT etc. and --endpoint/--model work as for 'syn generate'.
+the offline tool) unless LABS_EXTERNAL_LIVE=1 and its key (OPENAI_API_KEY, ...) are set.
+Without --engine: deterministic, or, with LABS_EXTERNAL_LIVE=1, the provider llm_model
+names (claude-* anthropic, gpt-* and o* openai, gemini-* gemini). llm_model is the model of
+the engine it names (any other id: of openai-compatible); --model wins over it, and it over
+OPENAI_MODEL etc. OPENAI_ENDPOINT etc. and --endpoint work as for 'syn generate'.
 
 mine counts contiguous runs of tool ids within each session. support = sessions
 containing the chain ÷ all sessions; confidence = support(chain) ÷ support(chain
