@@ -39,6 +39,8 @@ interface Tally {
   leaked: number;
   inside: number;
   codes: Record<string, number>;
+  /** A call made once the racer is gone and the link points inside: the program really ran. */
+  after: { ok: boolean; stdout?: string; isolation?: string; code?: string };
 }
 
 /** Runs `cat target.txt` CALLS times while a racer swaps the link; counts what came back. */
@@ -65,10 +67,18 @@ async function raceCalls(options: Partial<ToolSessionOptions>): Promise<Tally> {
     stderr: "piped",
   }).spawn();
   const stderr = new Response(racer.stderr).text();
+  let racing = true;
+  const stop = async () => {
+    if (!racing) return;
+    racing = false;
+    racer.kill("SIGKILL");
+    await withTimeout(racer.status, 10_000, "the racer did not end");
+    await stderr;
+  };
   try {
     await waitForReady(racer.stdout, stderr);
     using session = await ToolSession.open({ root: fixture.root, ...options });
-    const tally: Tally = { leaked: 0, inside: 0, codes: {} };
+    const tally: Tally = { leaked: 0, inside: 0, codes: {}, after: { ok: false } };
     for (let call = 0; call < CALLS; call++) {
       const result = await session.call({
         id: `r${call}`,
@@ -81,11 +91,22 @@ async function raceCalls(options: Partial<ToolSessionOptions>): Promise<Tally> {
       tally.codes[code] = (tally.codes[code] ?? 0) + 1;
       if (result.ok && (result.output as { stdout: string }).stdout === "hello\n") tally.inside++;
     }
+    await stop();
+    const target = join(fixture.root, "target.txt");
+    await Deno.remove(target);
+    await Deno.symlink(join(fixture.root, "hello.txt"), target);
+    const last = await session.call({
+      id: "after",
+      tool: "shell.exec",
+      args: { cmd: "cat target.txt" },
+    });
+    const output = last.output as { stdout: string; isolation: string } | null;
+    tally.after = last.ok
+      ? { ok: true, stdout: output?.stdout, isolation: output?.isolation }
+      : { ok: false, code: last.error?.code };
     return tally;
   } finally {
-    racer.kill("SIGKILL");
-    await withTimeout(racer.status, 10_000, "the racer did not end");
-    await stderr;
+    await stop();
   }
 }
 
@@ -123,6 +144,7 @@ Deno.test("shell race: without bubblewrap and without the opt-in, every call is 
   const tally = await raceCalls({ bubblewrap: "off" });
   assert.equal(tally.leaked, 0);
   assert.deepEqual(tally.codes, { sandbox_unavailable: CALLS });
+  assert.deepEqual(tally.after, { ok: false, code: "sandbox_unavailable" });
 });
 
 Deno.test("shell race: bubblewrap missing from the search path refuses the same way", async () => {
@@ -131,6 +153,7 @@ Deno.test("shell race: bubblewrap missing from the search path refuses the same 
     const tally = await raceCalls({ bubblewrap: "auto", bubblewrapSearchPath: empty });
     assert.equal(tally.leaked, 0);
     assert.deepEqual(tally.codes, { sandbox_unavailable: CALLS });
+    assert.deepEqual(tally.after, { ok: false, code: "sandbox_unavailable" });
   } finally {
     await Deno.remove(empty, { recursive: true });
   }
@@ -143,7 +166,9 @@ Deno.test({
     const tally = await raceCalls({ bubblewrap: "auto" });
     console.log(`bubblewrap: ${JSON.stringify(tally)} over ${CALLS} racing calls`);
     assert.equal(tally.leaked, 0, JSON.stringify(tally));
-    assert.ok(tally.inside > 0, `no call read the file inside: ${JSON.stringify(tally)}`);
+    // Each racing call ran, or its check saw the outside link: nothing else.
+    assert.equal((tally.codes.ok ?? 0) + (tally.codes.path_escape ?? 0), CALLS);
+    assert.deepEqual(tally.after, { ok: true, stdout: "hello\n", isolation: "bubblewrap" });
   },
 });
 
@@ -151,6 +176,6 @@ Deno.test("shell race: the opt-in runs on the argv checks alone (the race it acc
   const tally = await raceCalls({ bubblewrap: "off", shellWithoutBubblewrap: true });
   // Not asserted: how often the swap lands between the check and cat's open varies.
   console.log(`argv checks only: ${JSON.stringify(tally)} over ${CALLS} racing calls`);
-  assert.ok(tally.inside > 0, `no call read the file inside: ${JSON.stringify(tally)}`);
-  assert.equal(tally.codes.sandbox_unavailable ?? 0, 0);
+  assert.equal((tally.codes.ok ?? 0) + (tally.codes.path_escape ?? 0), CALLS);
+  assert.deepEqual(tally.after, { ok: true, stdout: "hello\n", isolation: "argv" });
 });
