@@ -62,3 +62,23 @@ export class Interruption {
     this.#stop();
   }
 }
+
+/** The shell's numbers of the signals syn ends on (an exit code is 128 + the number). */
+const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+
+/**
+ * For an interactive loop that cannot be woken (it is reading a terminal) but must clean up
+ * before the process ends: at the first SIGTERM or SIGHUP (the terminal went away), awaits
+ * `end` once, then exits with the shell's code for that signal (143, 129).
+ */
+export function onEndSignals(end: () => Promise<void>): () => void {
+  let ending = false;
+  const stops = (["SIGTERM", "SIGHUP"] as const).map((name) =>
+    onStopSignals(() => {
+      if (ending) return;
+      ending = true;
+      void end().catch(() => {}).finally(() => Deno.exit(128 + SIGNAL_NUMBERS[name]));
+    }, [name])
+  );
+  return () => stops.forEach((stop) => stop());
+}

@@ -29,7 +29,7 @@ import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type ChatEnvironment, chatRoot, chatToolRegistry, leaveRoot } from "./_chat_backend.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { chosenStateDirectory } from "./_state_dir.ts";
-import { onStopSignals } from "./_stop_signals.ts";
+import { onEndSignals, onStopSignals, STOP_SIGNALS } from "./_stop_signals.ts";
 
 export const help =
   `syn chat — streaming agent chat: a REPL, and a WebSocket gateway with a web page
@@ -288,13 +288,24 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   } else if (session.checkpoint.recent_messages.length) {
     await say(`resumed: ${session.checkpoint.recent_messages.length} earlier messages`);
   }
-  await say("type /help for commands, Ctrl-C stops a reply, /quit leaves");
   let current: string | undefined;
   // Ctrl-C stops the current reply, not the REPL.
   const stopListening = onStopSignals(() => {
     if (current && session.stop(current)) void say("\n(stopped)");
   }, ["SIGINT"]);
   const prompt = () => (io.stderrIsTerminal ? io.stderr("> ") : undefined);
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    closed ??= (async () => {
+      stopListening();
+      await session.close().catch(() => {});
+      env.memory?.close();
+      await leaveRoot(env, say);
+    })();
+  // SIGTERM or a closed terminal (SIGHUP) ends the session as /quit does, then the process.
+  const stopEnding = onEndSignals(close);
+  // Said once every signal is handled: a caller that waits for it may signal at once.
+  await say("type /help for commands, Ctrl-C stops a reply, /quit leaves");
   try {
     await prompt();
     for await (const line of lines(io.stdin)) {
@@ -322,10 +333,8 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
       current = undefined;
     }
   } finally {
-    stopListening();
-    await session.close().catch(() => {});
-    env.memory?.close();
-    await leaveRoot(env, say);
+    stopEnding();
+    await close();
   }
   return EXIT.ok;
 }
@@ -512,7 +521,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
       env.model.provider === "mock" ? "template" : env.model.provider
     } state_dir=${env.stateDir ?? "(none: nothing is saved)"} root=${env.root}`,
   );
-  const stopListening = onStopSignals(() => stopping.abort());
+  const stopListening = onStopSignals(() => stopping.abort(), [...STOP_SIGNALS, "SIGHUP"]);
   await served.server.finished;
   await gateway.close();
   env.memory?.close();
