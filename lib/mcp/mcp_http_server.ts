@@ -58,6 +58,7 @@ export class McpHttpEndpoint {
   readonly #maxSessions: number;
   readonly #maxRequestBodySize: number;
   readonly #bodyReadMs: number;
+  readonly #idleMs: number;
   readonly #log: (line: string) => void;
   readonly #sessions: McpSessionTable<LiveSession>;
   readonly #modern: McpHttpHandler;
@@ -69,10 +70,11 @@ export class McpHttpEndpoint {
     this.#maxSessions = options.maxSessions ?? MAX_MCP_SESSIONS;
     this.#maxRequestBodySize = options.maxBodyBytes ?? MAX_MCP_BODY_BYTES;
     this.#bodyReadMs = options.bodyReadMs ?? MCP_BODY_READ_MS;
+    this.#idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
     this.#log = options.log ?? (() => {});
     this.#sessions = new McpSessionTable<LiveSession>({
       maxSessions: this.#maxSessions,
-      idleMs: options.sessionIdleMs ?? MCP_SESSION_IDLE_MS,
+      idleMs: this.#idleMs,
       clock: options.clock ?? systemClock,
     });
     this.#modern = createMcpHandler(factory, {
@@ -124,7 +126,11 @@ export class McpHttpEndpoint {
       const legacy = await isLegacyRequest(forwarded, undefined, {
         maxRequestBodySize: this.#maxRequestBodySize,
       });
-      if (!legacy) return await this.#modern.fetch(forwarded);
+      if (!legacy) {
+        const response = await this.#modern.fetch(forwarded);
+        if (isListen(response, body)) this.#endAfterIdle(gone, completed);
+        return response;
+      }
       return await this.#serveLegacy(forwarded, completed);
     } catch (error) {
       this.#onerror(error instanceof Error ? error : new Error(String(error)));
@@ -150,6 +156,16 @@ export class McpHttpEndpoint {
     this.#draining = true;
     await this.#sessions.closeAll();
     await this.#modern.close();
+  }
+
+  /**
+   * A 2026-era subscription stream ends after the idle time (the SDK closes it when its
+   * request is cancelled); the client listens again. Held open, the streams would keep
+   * every place under the subscription cap from everyone else, as sessions would.
+   */
+  #endAfterIdle(cancel: AbortController, completed: Promise<void>): void {
+    const timer = setTimeout(() => cancel.abort(), this.#idleMs);
+    completed.then(() => clearTimeout(timer), () => clearTimeout(timer));
   }
 
   #onerror(error: Error): void {
@@ -228,6 +244,18 @@ class InFlight {
   idle(): Promise<void> {
     if (this.#count === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+/** Whether `response` is the SSE stream of a `subscriptions/listen` request. */
+function isListen(response: Response, body: Uint8Array | null): boolean {
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !body) {
+    return false;
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(body))?.method === "subscriptions/listen";
+  } catch {
+    return false;
   }
 }
 

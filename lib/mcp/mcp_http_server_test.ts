@@ -13,11 +13,14 @@ function echoServer(): McpServer {
   return server;
 }
 
-async function connect(url: string, token: string) {
+async function connect(url: string, token: string, options: { modern?: boolean } = {}) {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
-  const client = new Client({ name: "test", version: "1.0.0" });
+  const client = new Client(
+    { name: "test", version: "1.0.0" },
+    options.modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
   await client.connect(transport);
   return { client, transport };
 }
@@ -248,6 +251,37 @@ Deno.test("startMcpHttpServer() answers 408 to a body not sent within the read d
     await served.body?.cancel();
   } finally {
     slow.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("startMcpHttpServer() ends a 2026-era subscription stream after the idle time: held streams free their places", async () => {
+  const token = "t0ken-t0ken-t0ken";
+  const server = startMcpHttpServer(echoServer, {
+    hostname: "127.0.0.1",
+    port: 0,
+    token,
+    maxSessions: 1, // one subscription stream at most
+    sessionIdleMs: 400,
+  });
+  const holder = await connect(server.url, token, { modern: true });
+  const other = await connect(server.url, token, { modern: true });
+  try {
+    const held = await holder.client.listen({ toolsListChanged: true });
+    assert.deepEqual(held.honoredFilter, { toolsListChanged: true });
+    await assert.rejects(other.client.listen({ toolsListChanged: true }), /limit reached/i);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([
+      held.closed,
+      new Promise<"still open">((resolve) => (timer = setTimeout(resolve, 10_000, "still open"))),
+    ]);
+    clearTimeout(timer);
+    assert.equal(ended, "remote", "the held stream was never closed");
+    const next = await other.client.listen({ toolsListChanged: true });
+    await next.close();
+  } finally {
+    await holder.client.close();
+    await other.client.close();
     await server.shutdown();
   }
 });
