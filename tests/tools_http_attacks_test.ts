@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ToolSession, type ToolSessionOptions } from "../lib/tools/mod.ts";
+import { runSyn } from "./fakes/cli_io.ts";
 
 interface Server {
   port: number;
@@ -325,4 +326,33 @@ Deno.test("http: a cache row whose hops are missing or malformed is fetched agai
     assert.equal((result.output as { cached: boolean }).cached, false, hops.slice(0, 40));
     assert.equal((result.output as { body: string }).body, "answer for /row");
   }
+});
+
+Deno.test("http: two syn processes on one state folder: the loopback page stays with the exact grant", async () => {
+  await using w = await world();
+  const url = `http://127.0.0.1:${w.granted.port}/private`;
+  const get = (grant: string) =>
+    runSyn([
+      "tools",
+      "run",
+      "http.get",
+      "--root",
+      w.root,
+      "--state-dir",
+      w.stateDir,
+      "--grant",
+      grant,
+      "--args",
+      JSON.stringify({ url }),
+    ]);
+  const first = await get("net:127.0.0.1");
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(JSON.parse(first.stdout).output.body, "answer for /private");
+  const second = await get("net");
+  assert.equal(second.code, 1, second.stderr);
+  assert.equal(JSON.parse(second.stdout).error.code, "not_allowed", second.stdout);
+  assert.ok(!second.stdout.includes("answer for"), second.stdout);
+  const third = await get("net:127.0.0.1");
+  assert.equal(JSON.parse(third.stdout).output.cached, true, third.stdout);
+  assert.deepEqual(w.granted.hits, ["/private"]);
 });
