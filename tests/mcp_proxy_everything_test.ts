@@ -306,3 +306,57 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "mcp-proxy --shared-upstream sends each of the server's sampling requests to the client whose call asked",
+  ignore: reason !== undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_proxy_shared_everything_" });
+  const proxy = await spawnHttpServer(
+    [
+      "--http",
+      "127.0.0.1:0",
+      "--shared-upstream",
+      "--state-dir",
+      `${dir}/state`,
+      "--",
+      ...UPSTREAM,
+    ],
+    { command: "mcp-proxy" },
+  );
+  try {
+    const clients = await Promise.all(["first", "second"].map(async (name) => {
+      const client = new Client({ name, version: "1.0.0" }, { capabilities: { sampling: {} } });
+      client.setRequestHandler("sampling/createMessage", () => ({
+        role: "assistant",
+        content: { type: "text", text: `answered by the ${name} client` },
+        model: "feature-model",
+      }));
+      const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
+        requestInit: { headers: { authorization: `Bearer ${proxy.token}` } },
+      });
+      await client.connect(transport);
+      return { name, client, transport };
+    }));
+    for (const round of [0, 1]) {
+      for (const { name, client } of round ? [...clients].reverse() : clients) {
+        const result = await client.callTool({
+          name: "trigger-sampling-request",
+          arguments: { prompt: `round ${round}`, maxTokens: 10 },
+        });
+        assert.match(texts(result), new RegExp(`answered by the ${name} client`), proxy.stderr());
+      }
+    }
+    for (const { client, transport } of clients) {
+      await transport.terminateSession();
+      await client.close();
+    }
+  } finally {
+    const status = await proxy.stop();
+    assert.equal(status.code, 0, proxy.stderr());
+    await Deno.remove(dir, { recursive: true });
+  }
+});
