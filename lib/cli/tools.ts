@@ -61,12 +61,11 @@ What the sandbox enforces:
             other files, recurse, write, set the clock or never end are refused.
             Path arguments and option values are checked like file paths. The program
             runs with an empty environment (PATH and LANG only), in --root, with a
-            timeout that kills its
-            whole process group and capped output, inside bubblewrap (no network, only
-            system folders read-only, --root read-write). bwrap is looked for in PATH;
-            where it is missing or cannot run, shell.exec is refused
-            (sandbox_unavailable) unless --shell-without-bubblewrap accepts running
-            on the argv checks alone (the result then says "isolation": "argv").
+            timeout that kills its whole process group and capped output, inside
+            bubblewrap (no network, only system folders read-only, --root read-write).
+            bwrap is looked for in PATH; where it is missing or cannot run, shell.exec
+            is refused (sandbox_unavailable) unless --shell-without-bubblewrap accepts
+            running on the argv checks alone (the result then says "isolation": "argv").
   Network   http.get needs a capability: --grant net (any public host; only the
             --allow-host hosts when any are given) or --grant net:<host> (that exact
             host, even outside --allow-host). Only http and https. A host that resolves
