@@ -61,6 +61,12 @@ export const REFUSED_PROGRAMS: ReadonlySet<string> = new Set([
   ...["startx", "run-one", "chpst", "softlimit", "envdir", "setuidgid", "setlock", "daemonize"],
   ...["faketime", "proxychains", "proxychains4", "torsocks", "tsocks", "rlwrap", "schedtool"],
   ...["cpulimit", "trickle", "nocache", "pee", "ifne", "mispipe", "lckdo", "zrun", "chronic"],
+  ...["luit", "zutty", "scriptlive", "gprofng", "gp", "msgexec", "msgfilter", "not", "vgdb"],
+  ...["peekfd", "pldd", "jdb", "jexec", "jcmd", "jhsdb", "jpackage", "jconsole", "javadoc"],
+  ...["gio", "gapplication", "gtk", "gdbus", "busctl", "systemctl", "journalctl", "udevadm"],
+  ...["pkcon", "pkttyagent", "update-alternatives", "mandb", "catman", "cscope", "scalar"],
+  // interpreters and code loaders of toolchains: LLVM's (`lli`, `opt -load`), ctags' own
+  ...["llvm", "lli", "opt", "llc", "bugpoint", "optscript", "rpcgen", "soelim", "xrdb"],
   // editors, pagers and viewers that can run a command
   ...["vi", "vim", "rvim", "nvim", "gvim", "evim", "vimdiff", "rview", "nvi", "elvis", "vile"],
   ...["emacs", "emacsclient", "zile", "mg", "jed", "joe", "nano", "pico", "micro", "mc"],
@@ -73,9 +79,13 @@ export const REFUSED_PROGRAMS: ReadonlySet<string> = new Set([
   ...["ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "curl", "wget"],
   ...["telnet", "ftp", "tftp", "lftp", "aria2c", "ping", "ping6", "traceroute", "dig"],
   ...["nslookup", "host", "whois", "git", "svn", "hg", "bzr", "ffmpeg", "openssl"],
+  ...["gpgconf", "gpgtar", "gpgsm", "dirmngr", "gcloud", "gke", "kpt", "anthoscli", "cbt"],
+  ...["jstatd", "rmiregistry", "broadwayd", "xhost", "xauth"],
   // identity, processes and the system
   ...["dd", "tee", "install", "ln", "chmod", "chown", "chgrp", "kill", "pkill", "killall"],
   ...["sqlite3", "psql", "mysql", "mariadb", "redis-cli", "mongo", "mongosh"],
+  ...["mount", "umount", "write", "wall", "chfn", "chsh", "passwd", "gpasswd", "chage"],
+  ...["skill", "snice", "renice", "xkill", "choom", "uclampset", "link", "sessreg"],
 ]);
 
 /**
