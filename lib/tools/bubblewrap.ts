@@ -12,8 +12,8 @@ const SYSTEM_FOLDERS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/libx32", "
  * The path of a bubblewrap that really isolates here (it runs `true` in a fresh
  * namespace set once per process and search path), or `undefined`. `searchPath` is a
  * `PATH`-style list of folders (the caller's `PATH`); without one, `BWRAP_PATHS`.
- * Containers without user namespaces make bwrap fail; then `shell.exec` runs with its
- * argv checks only, and says so.
+ * Containers without user namespaces make bwrap fail; then `shell.exec` is refused unless
+ * the user opted in to run it on its argv checks alone (`shellWithoutBubblewrap`).
  */
 export function bubblewrapPath(searchPath?: string): Promise<string | undefined> {
   const candidates = searchPath === undefined
