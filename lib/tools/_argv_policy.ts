@@ -145,12 +145,24 @@ function listRefusedFiles(searchPath: string): Promise<Map<string, string>> {
   return Promise.resolve(files);
 }
 
-/** True when the file starts with `#!`: the kernel runs the interpreter it names. */
+/**
+ * True when the file starts with `#!`: the kernel runs the interpreter it names. A file
+ * syn cannot read is no script an interpreter could read either.
+ */
 async function isScript(path: string): Promise<boolean> {
-  using file = await Deno.open(path, { read: true });
-  const head = new Uint8Array(2);
-  const read = await file.read(head);
-  return read === 2 && head[0] === 0x23 && head[1] === 0x21;
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch {
+    return false;
+  }
+  try {
+    const head = new Uint8Array(2);
+    const read = await file.read(head);
+    return read === 2 && head[0] === 0x23 && head[1] === 0x21;
+  } finally {
+    file.close();
+  }
 }
 
 /**
