@@ -11,11 +11,11 @@ import {
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import {
   checkExecutionFlags,
+  commandAfterDashes,
   COMMON,
   configOf,
   EXECUTION_FLAGS,
   openExecution,
-  splitCommand,
   type SynthesizeHelpers,
 } from "./_synthesize_tools.ts";
 import { type CliIo, EXIT } from "./io.ts";
@@ -44,7 +44,7 @@ export async function runPipeline(
     top: { type: "string" },
     "min-support": { type: "string" },
   });
-  const { command, positionals } = splitCommand(args, all);
+  const { command, positionals } = commandAfterDashes(args, all);
   checkExecutionFlags(values, command);
   if (positionals.length) {
     throw new UsageError(`unknown synthesize subcommand: ${helpers.printable(positionals[0])}`);

@@ -64,7 +64,7 @@ export interface ExecutionFlags {
 }
 
 /** The words after `--` (the upstream's command), and the positionals before them. */
-export function splitCommand(
+export function commandAfterDashes(
   args: readonly string[],
   positionals: readonly string[],
 ): { command: string[]; positionals: string[] } {
@@ -284,7 +284,7 @@ export async function validateTool(
     ...EXECUTION_FLAGS,
   });
   if (values.help) return await io.stdout(helpers.help), EXIT.ok;
-  const { command, positionals } = splitCommand(args, all);
+  const { command, positionals } = commandAfterDashes(args, all);
   if (positionals.length !== 1) {
     throw new UsageError("name the tool to validate (see 'syn synthesize list')");
   }
