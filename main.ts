@@ -132,6 +132,13 @@ export function realIo(): CliIo {
     },
     environment: () => Deno.env.toObject(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
+    get terminal() {
+      if (!Deno.stdin.isTerminal() || !Deno.stderr.isTerminal()) return undefined;
+      return {
+        setRaw: (raw: boolean) => Deno.stdin.setRaw(raw),
+        write: (text: string) => stderr.write(text),
+      };
+    },
     cwd,
     selfCommand: selfCommand(),
   };

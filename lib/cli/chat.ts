@@ -30,6 +30,7 @@ import { type ChatEnvironment, chatRoot, chatToolRegistry, leaveRoot } from "./_
 import { type CliIo, EXIT } from "./io.ts";
 import { chosenStateDirectory } from "./_state_dir.ts";
 import { onEndSignals, onStopSignals, STOP_SIGNALS } from "./_stop_signals.ts";
+import { replInput } from "./_repl_input.ts";
 
 export const help =
   `syn chat — streaming agent chat: a REPL, and a WebSocket gateway with a web page
@@ -293,7 +294,9 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   const stopListening = onStopSignals(() => {
     if (current && session.stop(current)) void say("\n(stopped)");
   }, ["SIGINT"]);
-  const prompt = () => (io.stderrIsTerminal ? io.stderr("> ") : undefined);
+  const input = replInput(io, lines);
+  // The line editor draws its own prompt; a terminal without one gets "> " after each reply.
+  const prompt = () => (io.stderrIsTerminal && !input.editing ? io.stderr("> ") : undefined);
   let closed: Promise<void> | undefined;
   const close = () =>
     closed ??= (async () => {
@@ -308,7 +311,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   await say("type /help for commands, Ctrl-C stops a reply, /quit leaves");
   try {
     await prompt();
-    for await (const line of lines(io.stdin)) {
+    for await (const line of input.lines) {
       const text = line.trim();
       if (!text) {
         await prompt();
@@ -327,10 +330,12 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
             result.retry_after_seconds ? ` (retry in ${result.retry_after_seconds} s)` : ""
           }`,
         );
+        await prompt();
         continue;
       }
       await printReply(result, io);
       current = undefined;
+      await prompt();
     }
   } finally {
     stopEnding();

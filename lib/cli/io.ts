@@ -23,6 +23,12 @@ export interface CliIo {
   environment?(): Record<string, string>;
   /** Whether standard error is a terminal (progress lines are shown only then). */
   stderrIsTerminal: boolean;
+  /**
+   * Present when standard input and standard error are both a terminal: raw mode for a line
+   * editor, and writes to standard error that keep its cursor movements (other stderr text
+   * has its escapes shown as text). Absent in tests and when either is redirected.
+   */
+  terminal?: { setRaw(raw: boolean): void; write(text: string): Promise<void> };
   /** Current working directory. */
   cwd: string;
   /**
