@@ -19,6 +19,7 @@ import type { ChatSession, Refusal } from "./chat_session.ts";
 import { EntropyBucket } from "./entropy_bucket.ts";
 import { ReplyBuffer } from "./reply_buffer.ts";
 import { CHAT_PAGE } from "./chat_page.ts";
+import { chatPageFor, type PageEngine } from "./chat_page_engine.ts";
 import { type ClientFrame, type ClientFrameParser, clientFrameParser } from "./client_frame.ts";
 
 /** The wire protocol version (K-gent API §4). */
@@ -89,6 +90,8 @@ export interface GatewayOptions {
   peerEntropyBudget?: number;
   /** The runtime's upgrade (default `Deno.upgradeWebSocket`). */
   upgradeWebSocket?: UpgradeWebSocket;
+  /** The engine the page names (the offline template is said plainly); unnamed by default. */
+  engine?: PageEngine;
 }
 
 interface Client {
@@ -173,7 +176,8 @@ export class ChatGateway {
   handle = (request: Request, info?: RequestInfo): Response => {
     const url = new URL(request.url);
     if (request.method === "GET" && (url.pathname === "/" || url.pathname === "/index.html")) {
-      return new Response(CHAT_PAGE, {
+      const page = this.#options.engine ? chatPageFor(this.#options.engine) : CHAT_PAGE;
+      return new Response(page, {
         headers: {
           "content-type": "text/html; charset=utf-8",
           "content-security-policy":

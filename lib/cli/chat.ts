@@ -481,12 +481,22 @@ async function slashCommand(
 
 // ---------------------------------------------------------------- gateway
 
+/** The engine the chat page names, in the REPL banner's words. */
+function pageEngine(env: ChatEnvironment) {
+  const offline = env.model.provider === "mock";
+  return {
+    offline,
+    label: offline ? "template (offline)" : `${env.model.provider} ${env.model.model}`,
+  };
+}
+
 async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
   const host = values.host ?? "127.0.0.1";
   const port = numberFlag("port", values.port, { integer: true, min: 0, max: 65535 }) ?? 0;
   const token = serverToken(values, host, io);
   const log = (line: string) => void io.stderr(`${line}\n`);
   const gateway = new ChatGateway({
+    engine: pageEngine(env),
     config: env.config,
     persistent: env.stateDir !== undefined,
     sessionTtlSeconds:
