@@ -34,7 +34,12 @@ export interface FreshWorlds {
 /** A session as fresh execution needs it: every call, and where the chain starts. */
 export interface FreshSession {
   session_id: string;
-  calls: readonly { tool_id: string; input_params: Record<string, unknown> }[];
+  /** Every call of the session; `outcome` as recorded, when known. */
+  calls: readonly {
+    tool_id: string;
+    input_params: Record<string, unknown>;
+    outcome?: string;
+  }[];
   /** Index of the chain's first call in `calls`; the chain's calls are contiguous. */
   chain_start: number;
 }
@@ -72,17 +77,29 @@ function outcomeText(
   return result.ok ? worlds.summarize(result.output ?? null) : `error: ${String(result.error)}`;
 }
 
-/** Runs calls one by one in a world; each call's outcome as compared text. */
+/**
+ * Runs calls one by one in a world; each call's outcome as compared text. With
+ * `mustReproduce`, a call that succeeded when it was recorded must succeed here too:
+ * otherwise the world cannot run the chain (a tool refused, a server that differs), and
+ * comparing two failures would prove nothing.
+ */
 async function replayCalls(
   world: World,
   worlds: FreshWorlds,
   calls: FreshSession["calls"],
-  signal: AbortSignal,
+  options: { signal: AbortSignal; mustReproduce?: boolean },
 ): Promise<string[]> {
   const outputs: string[] = [];
-  for (const call of calls) {
-    signal.throwIfAborted();
-    const result = await world.execute(call.tool_id, call.input_params, signal);
+  for (const [index, call] of calls.entries()) {
+    options.signal.throwIfAborted();
+    const result = await world.execute(call.tool_id, call.input_params, options.signal);
+    if (options.mustReproduce && call.outcome === "SUCCESS" && !result.ok) {
+      throw new Error(
+        `step ${index} (${call.tool_id}) succeeded when recorded but failed in a fresh world: ${
+          result.error?.message ?? "failed"
+        }`,
+      );
+    }
     outputs.push(outcomeText(worlds, {
       ok: result.ok,
       output: result.output,
@@ -129,8 +146,8 @@ async function executeSession(
   await using original = await worlds.open(session.session_id);
   await using composite = await worlds.open(session.session_id);
   await Promise.all([
-    replayCalls(original, worlds, before, signal),
-    replayCalls(composite, worlds, before, signal),
+    replayCalls(original, worlds, before, { signal }),
+    replayCalls(composite, worlds, before, { signal }),
   ]);
   const args = recordedArguments(tool, {
     session_id: session.session_id,
@@ -138,7 +155,7 @@ async function executeSession(
     final_output: null,
   });
   const [originalSteps, outcome] = await Promise.all([
-    replayCalls(original, worlds, chain, signal),
+    replayCalls(original, worlds, chain, { signal, mustReproduce: true }),
     runComposite(tool, args, {
       execute: (name, stepArgs, stepSignal) =>
         composite.execute(name, stepArgs, AbortSignal.any([stepSignal, signal])),
@@ -151,8 +168,8 @@ async function executeSession(
     outcomeText(worlds, { ok: step.ok === true, output: step.output, error: step.error })
   );
   const [originalLater, compositeLater] = await Promise.all([
-    replayCalls(original, worlds, after, signal),
-    replayCalls(composite, worlds, after, signal),
+    replayCalls(original, worlds, after, { signal }),
+    replayCalls(composite, worlds, after, { signal }),
   ]);
   const steps = compare(originalSteps, served, options.score);
   const later = compare(originalLater, compositeLater, options.score);

@@ -100,3 +100,40 @@ Deno.test("validateInFreshWorlds() lists a session whose world cannot start, wit
   }]);
   assert.equal(score.mean_similarity, 0.5);
 });
+
+Deno.test("validateInFreshWorlds() fails a session whose original calls do not run in a fresh world", async () => {
+  // Recorded as succeeding; refused here (say, a tool the fresh sandbox does not allow):
+  // two identical refusals would otherwise compare equal and prove nothing.
+  const refusing: FreshWorlds = {
+    where: "in refusing worlds",
+    summarize: (output) => JSON.stringify(output),
+    open: () =>
+      Promise.resolve({
+        execute: (tool) =>
+          Promise.resolve({
+            id: "x",
+            tool,
+            ok: false,
+            output: null,
+            error: { code: "sandbox_unavailable", message: "refused here" },
+          }),
+        [Symbol.asyncDispose]: () => Promise.resolve(),
+      }),
+  };
+  const recorded = session("s1", 2);
+  const withOutcomes: FreshSession = {
+    ...recorded,
+    calls: recorded.calls.map((call) => ({ ...call, outcome: "SUCCESS" })),
+  };
+  const score = await validateInFreshWorlds(
+    addTwice({ parameter: "step1_by" }),
+    [withOutcomes],
+    refusing,
+    { score: exact },
+  );
+  assert.equal(score.mean_similarity, 0);
+  assert.match(
+    score.failures[0].error,
+    /step 0 \(add\) succeeded when recorded but failed in a fresh world: refused here/,
+  );
+});
