@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { SynError, UsageError } from "../core/mod.ts";
+import { resolvePath, SynError, UsageError } from "../core/mod.ts";
 import {
   DEFAULT_FRESH_JOBS,
   type ExecutionScore,
@@ -45,6 +44,7 @@ export const EXECUTION_FLAGS = {
   jobs: { type: "string" },
   root: { type: "string" },
   grant: { type: "string", multiple: true },
+  "shell-without-bubblewrap": { type: "boolean" },
   upstream: { type: "boolean" },
   "upstream-url": { type: "string" },
   "upstream-header": { type: "string", multiple: true },
@@ -58,6 +58,7 @@ export interface ExecutionFlags {
   jobs?: string;
   root?: string;
   grant?: string[];
+  "shell-without-bubblewrap"?: boolean;
   upstream?: boolean;
   "upstream-url"?: string;
   "upstream-header"?: string[];
@@ -93,7 +94,7 @@ export function checkExecutionFlags(values: ExecutionFlags, command: readonly st
 
 /** `syn.jsonc` here, or the file `--config` names (which must then exist). */
 export async function configOf(io: CliIo, flag: string | undefined): Promise<SynthesizeConfig> {
-  return await loadSynthesizeConfig(resolve(io.cwd, flag ?? "syn.jsonc"), {
+  return await loadSynthesizeConfig(resolvePath(io.cwd, flag ?? "syn.jsonc"), {
     explicit: flag !== undefined,
   });
 }
@@ -267,7 +268,7 @@ export async function openExecution(
     );
   }
   const worlds = await openSandboxWorlds(tool, {
-    root: resolve(io.cwd, values.root),
+    root: resolvePath(io.cwd, values.root),
     granted: values.grant ?? [],
   });
   return { ...release, fresh: { worlds, jobs } };

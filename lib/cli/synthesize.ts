@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { neutralizeTerminalText, UsageError } from "../core/mod.ts";
+import { neutralizeTerminalText, resolvePath, UsageError } from "../core/mod.ts";
 import {
   type EventStore,
   type FormatHint,
@@ -40,6 +39,7 @@ Usage:
                           [-- <command> [args…]]] [--allow-replay-only]
                           [--config syn.jsonc] [--state-dir DIR] [--json]
   syn synthesize validate <tool-id> --execute --root DIR [--grant CAP]... [--jobs N]
+                          [--shell-without-bubblewrap]
   syn synthesize validate <tool-id> --execute --upstream -- <command> [args…]
   syn synthesize validate <tool-id> --execute --upstream-url URL
                           [--upstream-header 'Name: value']...
@@ -75,7 +75,9 @@ Subcommands:
             that leaves another state behind fails. This is the only way a chain with a
             write step is executed. Sessions run --jobs at a time (default 2), each
             with a deadline. --execute --root DIR does the same for syn's own tools, in
-            fresh copies of DIR (DIR itself is never written). --execute --upstream --
+            fresh copies of DIR (DIR itself is never written; shell.exec steps run only
+            inside bubblewrap unless --shell-without-bubblewrap, as for syn tools run).
+            --execute --upstream --
             <command…> (or --upstream-url URL) runs a read-only chain against that live
             server instead (one with a write step is refused there). Sessions whose
             steps all have latency 0 give "no latency recorded" (latency.recorded
@@ -251,7 +253,7 @@ function ingestInputs(positionals: string[], io: CliIo): IngestSource[] {
     throw new UsageError("'-' (standard input) can be given once");
   }
   return positionals.map((name) =>
-    name === "-" ? { path: "-", stream: io.stdin } : { path: resolve(io.cwd, name), name }
+    name === "-" ? { path: "-", stream: io.stdin } : { path: resolvePath(io.cwd, name), name }
   );
 }
 

@@ -12,6 +12,8 @@ import type { SynthesizedTool } from "./synthesized_tool.ts";
 export interface SandboxTargetOptions {
   root: string;
   granted?: string[];
+  /** Lets `shell.exec` steps run where bubblewrap cannot (`--shell-without-bubblewrap`). */
+  shellWithoutBubblewrap?: boolean;
 }
 
 /** Most files and bytes a root may hold to be copied for validation. */
@@ -77,6 +79,7 @@ export async function openSandboxWorlds(
           root: copy,
           registry: tools,
           granted: options.granted ?? [],
+          shellWithoutBubblewrap: options.shellWithoutBubblewrap,
         });
         return {
           execute: (name, args) => session.call({ id: crypto.randomUUID(), tool: name, args }),
