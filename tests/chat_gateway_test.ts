@@ -3,9 +3,10 @@
  * the real OpenAI / Anthropic streaming wire on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { gatewayFixture, type WireEvent } from "./fakes/chat_gateway.ts";
-
-const TEST = { sanitizeResources: false, sanitizeOps: false };
+import { gatewayFixture, type TestSocket, type WireEvent } from "./fakes/chat_gateway.ts";
+import { ShiftedClock } from "./fakes/fake_clock.ts";
+import { ManualTimers } from "./fakes/manual_timers.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 function checkReply(events: WireEvent[]): { content: string; chunks: WireEvent[] } {
   assert.deepEqual(
@@ -32,9 +33,21 @@ function checkReply(events: WireEvent[]): { content: string; chunks: WireEvent[]
   return { content: String(message.payload.content), chunks };
 }
 
+/**
+ * Waits until `observer` is registered with its session: `perturber` (a /perturb socket of the
+ * same session) sends a `stop` for an unknown reply, whose refusal goes to the session's
+ * observers only — again until one arrives.
+ */
+async function registered(observer: TestSocket, perturber: TestSocket, probe: string) {
+  await waitUntil(() => {
+    if (observer.of(probe).length > 0) return true;
+    perturber.send({ action: "stop", version: "1.0.0", data: { correlation_id: probe } });
+    return false;
+  }, `${probe} to reach its observer`);
+}
+
 for (const provider of ["openai", "anthropic"] as const) {
   Deno.test({
-    ...TEST,
     name: `gateway streams a reply over /chat (${provider} wire)`,
     async fn() {
       await using fixture = await gatewayFixture({ provider });
@@ -52,24 +65,33 @@ for (const provider of ["openai", "anthropic"] as const) {
 }
 
 Deno.test({
-  ...TEST,
   name: "gateway pairs /perturb and /observe by session",
   async fn() {
     await using fixture = await gatewayFixture();
     const observe = await fixture.ws("/observe/kgent?session=pair");
     const other = await fixture.ws("/observe/kgent?session=other");
     const perturb = await fixture.ws("/perturb/kgent?session=pair");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const otherPerturb = await fixture.ws("/perturb/kgent?session=other");
+    await registered(observe, perturb, "probe-pair");
+    await registered(other, otherPerturb, "probe-other");
     perturb.message("hello", "c1");
     await observe.done("c1");
     checkReply(observe.of("c1"));
     assert.deepEqual(perturb.events, []);
-    assert.deepEqual(other.events, []);
+    assert.deepEqual(otherPerturb.events, []);
+    assert.ok(
+      other.events.every((event) => event.payload.correlation_id === "probe-other"),
+      JSON.stringify(other.events),
+    );
+    assert.ok(
+      observe.events.every((event) =>
+        ["c1", "probe-pair"].includes(String(event.payload.correlation_id))
+      ),
+    );
   },
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway answers bad frames with one INVALID_MESSAGE, no done, and keeps the socket",
   async fn() {
     await using fixture = await gatewayFixture();
@@ -101,30 +123,30 @@ Deno.test({
       [{ action: "resume", data: { correlation_id: "x6", after_sequence: -1 } }, "x6"],
     ];
     for (const [frame] of frames) socket.send(frame);
-    await socket.until(() => socket.events.length >= frames.length, "one error per frame");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(socket.events.length, frames.length, JSON.stringify(socket.events));
+    // Frames are handled in order and a refusal is sent at once: once the reply to a later
+    // message is done, every answer to the bad frames has arrived.
+    socket.message("still there?", "ok1");
+    await socket.done("ok1");
+    checkReply(socket.of("ok1"));
+    const refusals = socket.events.filter((event) => event.payload.correlation_id !== "ok1");
+    assert.equal(refusals.length, frames.length, JSON.stringify(socket.events));
     assert.ok(
-      socket.events.every((event) =>
+      refusals.every((event) =>
         event.event_type === "error" && event.payload.code === "INVALID_MESSAGE"
       ),
     );
     assert.deepEqual(
-      socket.events.map((event) => event.payload.correlation_id),
+      refusals.map((event) => event.payload.correlation_id),
       frames.map(([, correlationId]) => correlationId),
     );
     assert.match(
       String(socket.of("x6")[0].payload.message),
       /^Invalid frame: \/data\/after_sequence: /,
     );
-    socket.message("still there?", "ok1");
-    await socket.done("ok1");
-    checkReply(socket.of("ok1"));
   },
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway stop ends the reply with done.stopped and cancels the provider request",
   async fn() {
     await using fixture = await gatewayFixture({ frameDelayMs: 30, chunkSize: 2 });
@@ -148,7 +170,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: a disconnect does not cancel the reply, and resume loses nothing",
   async fn() {
     await using fixture = await gatewayFixture({ frameDelayMs: 15, chunkSize: 2 });
@@ -157,7 +178,9 @@ Deno.test({
     await first.until(() => first.of("c1").length >= 2, "two events");
     const seen = first.of("c1").at(-1)!.sequence;
     await first.close();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The gateway has let go of the socket while the reply (about 35 frames, 15 ms apart)
+    // still streams.
+    await waitUntil(() => fixture.gateway.socketCount === 0, "the gateway to drop the socket");
     const second = await fixture.ws("/chat/kgent?session=resume");
     second.send({
       action: "resume",
@@ -166,7 +189,9 @@ Deno.test({
     });
     await second.done("c1");
     const all = [...first.of("c1"), ...second.of("c1")];
-    checkReply(all);
+    const { content } = checkReply(all);
+    assert.equal(content, "You said: do not lose me. Here is a longer answer to stream.");
+    assert.equal(all.at(-1)!.payload.stopped, undefined, "the disconnect stopped the reply");
     assert.equal(second.of("c1")[0].sequence, seen + 1);
     const third = await fixture.ws("/chat/kgent?session=resume");
     third.send({ action: "resume", data: { correlation_id: "c1", after_sequence: 0 } });
@@ -176,7 +201,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: an empty budget gives RATE_LIMITED with retry_after_seconds and no done",
   async fn() {
     await using fixture = await gatewayFixture({ config: { entropy_budget: 0.0015 } });
@@ -186,7 +210,8 @@ Deno.test({
     checkReply(socket.of("c1"));
     socket.message("again", "c2");
     await socket.until(() => socket.of("c2").length >= 1, "an error");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // No reply was started for it, so nothing more can follow the error.
+    assert.equal(await fixture.gateway.replyFinished("poor", "c2"), false);
     const refused = socket.of("c2");
     assert.equal(refused.length, 1);
     assert.equal(refused[0].payload.code, "RATE_LIMITED");
@@ -195,7 +220,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: an unavailable provider gives LLM_UNAVAILABLE, a template reply, then done",
   async fn() {
     await using fixture = await gatewayFixture({ fault: "401" });
@@ -216,7 +240,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: a reply past stream_timeout gives STREAM_TIMEOUT, then done",
   async fn() {
     await using fixture = await gatewayFixture({
@@ -237,15 +260,24 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: a session idle past its TTL is expired",
   async fn() {
-    await using fixture = await gatewayFixture({ sessionTtlSeconds: 1 });
+    const clock = new ShiftedClock();
+    const timers = new ManualTimers();
+    await using fixture = await gatewayFixture({ sessionTtlSeconds: 60, clock, timers });
+    assert.deepEqual(timers.delays(), [15_000], "the sweeper looks every quarter of the TTL");
     const socket = await fixture.ws("/chat/kgent?session=old");
     socket.message("hi", "c1");
     await socket.done("c1");
     await socket.close();
-    await new Promise((resolve) => setTimeout(resolve, 1800));
+    await waitUntil(() => fixture.gateway.socketCount === 0, "the gateway to drop the socket");
+    // A sweep (its results follow the session's promise) before the TTL keeps the session.
+    timers.fire(15_000);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(fixture.gateway.sessionIds(), ["old"]);
+    clock.skip(60_001);
+    assert.equal(timers.fire(15_000), 1, "the sweeper re-armed");
+    await waitUntil(() => fixture.gateway.sessionCount === 0, "the session to expire");
     const again = await fixture.ws("/chat/kgent?session=old");
     await again.until(() => again.events.length >= 1, "SESSION_EXPIRED");
     assert.equal(again.events[0].payload.code, "SESSION_EXPIRED");
@@ -253,7 +285,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: 200 concurrent sessions each get their whole reply",
   async fn() {
     // One peer drives all 200: its budget (shared by its sessions) is raised to match.
@@ -275,7 +306,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway serves the chat page and refuses sockets without a session",
   async fn() {
     await using fixture = await gatewayFixture();

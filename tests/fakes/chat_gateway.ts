@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadConfig } from "../../lib/core/mod.ts";
+import { type Clock, loadConfig, type Timers } from "../../lib/core/mod.ts";
 import { createLanguageModel, resolveModelConfig } from "../../lib/llm/mod.ts";
 import {
   type ChatFluxConfig,
@@ -134,6 +134,10 @@ export async function gatewayFixture(
     >;
     /** Hands out sessions; the default opens a bare one on the mock provider. */
     openSession?: GatewayOptions["openSession"];
+    /** The gateway's and the default sessions' clock (default: the system's). */
+    clock?: Clock;
+    /** The gateway's session sweeper timer (default: the system's). */
+    timers?: Timers;
   } = {},
 ): Promise<GatewayFixture> {
   const provider = options.provider ?? "openai";
@@ -169,8 +173,18 @@ export async function gatewayFixture(
     maxSockets: 1000,
     maxSocketsPerPeer: 1000,
     ...options.limits,
+    clock: options.clock,
+    timers: options.timers,
     openSession: options.openSession ??
-      ((id, agent) => ChatSession.open({ id, agent, model, fallback: templateModel(), config })),
+      ((id, agent) =>
+        ChatSession.open({
+          id,
+          agent,
+          model,
+          fallback: templateModel(),
+          config,
+          clock: options.clock,
+        })),
   });
   const stopping = new AbortController();
   const token = newServerToken();
