@@ -25,6 +25,9 @@ function serve(handler: (url: URL) => Response | Promise<Response>): Server {
 }
 
 async function world() {
+  // /slow answers only when the world is torn down: long after the call's deadline, and the
+  // server's shutdown (which waits for handlers) does not wait out a fixed delay.
+  const teardown = Promise.withResolvers<void>();
   const forbidden = serve(() => new Response("FORBIDDEN-SERVER-BODY"));
   const granted = serve(async (url) => {
     if (url.pathname === "/to-forbidden") {
@@ -41,7 +44,7 @@ async function world() {
     }
     if (url.pathname === "/huge") return new Response("z".repeat(3 * 1024 * 1024));
     if (url.pathname === "/slow") {
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await teardown.promise;
       return new Response("late");
     }
     if (url.pathname === "/missing") return new Response("nope", { status: 404 });
@@ -66,6 +69,7 @@ async function world() {
       });
     },
     async [Symbol.asyncDispose]() {
+      teardown.resolve();
       await granted.close();
       await forbidden.close();
       await Deno.remove(stateDir, { recursive: true });
