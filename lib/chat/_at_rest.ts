@@ -1,29 +1,64 @@
-import { Buffer } from "node:buffer";
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { SynError } from "../core/mod.ts";
 
 /**
- * Encryption at rest for chat content (K-gent API §7: "encrypt at rest if persisted"):
- * AES-256-GCM from Web Crypto, the key derived from the chat key (`SYN_CHAT_KEY`, else the
- * file `openChatKeyFile` keeps in the config folder) with HKDF-SHA-256 and a
- * random salt per file. Envelope: `{"syn_encrypted":1,"salt","iv","data"}` (base64).
+ * Encryption at rest for chat content (K-gent API §7: "encrypt at rest if persisted"), one
+ * cipher for every place: AES-256-GCM with a key derived from the chat key (`SYN_CHAT_KEY`,
+ * else the file `openChatKeyFile` keeps in the config folder) and a random salt by
+ * HKDF-SHA-256. A sealed value is `iv (12 bytes) ‖ ciphertext ‖ tag (16 bytes)`. Synchronous
+ * (`node:crypto`): memory rows are sealed inside SQLite calls.
+ *
+ * Where the salt lives makes the two containers: a checkpoint file carries its own salt,
+ * `{"syn_encrypted":1,"salt","iv","data"}` (base64; `data` is ciphertext ‖ tag); memory rows
+ * share one salt per database and are `enc1:` + base64 of the sealed value.
  */
-const encoder = new TextEncoder();
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+
+/** HKDF `info` per use: equal chat keys still give unrelated keys to files and rows. */
+const FILE_KEY_INFO = "syn chat at rest v1";
+const ROW_KEY_INFO = "syn chat memory v1";
 
 /** What the messages call the key: it may be the variable or the file made for it. */
 const CHAT_KEY_NAME = "the chat key (SYN_CHAT_KEY, else syn/chat.key in the config folder)";
 
-async function deriveKey(secret: string, salt: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, [
-    "deriveKey",
-  ]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt, info: encoder.encode("syn chat at rest v1") },
-    material,
-    { name: "AES-GCM", length: 256 },
-    false,
-    ["encrypt", "decrypt"],
-  );
+function deriveKeys(secret: string, salt: Uint8Array, info: string, bytes: number): Uint8Array {
+  return new Uint8Array(hkdfSync("sha256", secret, salt, info, bytes));
+}
+
+/** `text` sealed under `key`: iv ‖ ciphertext ‖ tag. */
+function seal(key: Uint8Array, text: string): Uint8Array {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const parts = [iv, cipher.update(text, "utf8"), cipher.final(), cipher.getAuthTag()];
+  const sealed = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    sealed.set(part, offset);
+    offset += part.length;
+  }
+  return sealed;
+}
+
+/** The text of a value `seal` made; throws `checkpoint_locked` on a wrong key or a change. */
+function open(key: Uint8Array, sealed: Uint8Array): string {
+  try {
+    if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error("too short");
+    const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, IV_BYTES));
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+    const decoder = new TextDecoder();
+    const text = decoder.decode(
+      decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)),
+      { stream: true },
+    );
+    return text + decoder.decode(decipher.final());
+  } catch {
+    throw new SynError(
+      "checkpoint_locked",
+      `Cannot decrypt: ${CHAT_KEY_NAME} is not the key it was written with`,
+    );
+  }
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -32,29 +67,29 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(text);
 }
 
-function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+function fromBase64(text: string): Uint8Array {
+  try {
+    return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+  } catch {
+    return new Uint8Array(0); // not base64: fails as a wrong key does
+  }
 }
 
 /** `text` encrypted under `secret`, or `text` unchanged when there is no secret. */
-export async function encryptText(text: string, secret: string | undefined): Promise<string> {
+export function encryptText(text: string, secret: string | undefined): string {
   if (!secret) return text;
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const key = await deriveKey(secret, salt);
-  const data = new Uint8Array(
-    await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, encoder.encode(text)),
-  );
+  const salt = randomBytes(16);
+  const sealed = seal(deriveKeys(secret, salt, FILE_KEY_INFO, KEY_BYTES), text);
   return JSON.stringify({
     syn_encrypted: 1,
     salt: toBase64(salt),
-    iv: toBase64(iv),
-    data: toBase64(data),
+    iv: toBase64(sealed.subarray(0, IV_BYTES)),
+    data: toBase64(sealed.subarray(IV_BYTES)),
   });
 }
 
 /** The plain text of a file written by `encryptText` (plain files pass through when no key is set). */
-export async function decryptText(text: string, secret: string | undefined): Promise<string> {
+export function decryptText(text: string, secret: string | undefined): string {
   const envelope = parseEnvelope(text);
   if (!envelope) {
     if (secret) {
@@ -71,20 +106,12 @@ export async function decryptText(text: string, secret: string | undefined): Pro
       "This file is encrypted: set SYN_CHAT_KEY (or keep syn/chat.key) to read it",
     );
   }
-  try {
-    const key = await deriveKey(secret, fromBase64(envelope.salt));
-    const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromBase64(envelope.iv) },
-      key,
-      fromBase64(envelope.data),
-    );
-    return new TextDecoder().decode(plain);
-  } catch {
-    throw new SynError(
-      "checkpoint_locked",
-      `Cannot decrypt: ${CHAT_KEY_NAME} is not the key it was written with`,
-    );
-  }
+  const iv = fromBase64(envelope.iv);
+  const data = fromBase64(envelope.data);
+  const sealed = new Uint8Array(iv.length + data.length);
+  sealed.set(iv);
+  sealed.set(data, iv.length);
+  return open(deriveKeys(secret, fromBase64(envelope.salt), FILE_KEY_INFO, KEY_BYTES), sealed);
 }
 
 function parseEnvelope(text: string): { salt: string; iv: string; data: string } | undefined {
@@ -102,10 +129,10 @@ function parseEnvelope(text: string): { salt: string; iv: string; data: string }
 }
 
 /**
- * Synchronous sealing of single values (memory rows): AES-256-GCM and HMAC-SHA-256 from
- * `node:crypto`, both keys derived with HKDF-SHA-256 from `SYN_CHAT_KEY` and one random
- * salt per database. `tag` is deterministic — equal words give equal tags — so a search
- * index can match words without holding them; that equality is what it reveals.
+ * Sealing of single values (memory rows) under one salt per database, and word tags
+ * (HMAC-SHA-256 under a second derived key). `tag` is deterministic — equal words give
+ * equal tags — so a search index can match words without holding them; that equality is
+ * what it reveals.
  */
 export interface RowCipher {
   seal(text: string): string;
@@ -117,42 +144,17 @@ export interface RowCipher {
 const SEALED_PREFIX = "enc1:";
 
 export function rowCipher(secret: string, salt: Uint8Array): RowCipher {
-  const keys = new Uint8Array(hkdfSync("sha256", secret, salt, "syn chat memory v1", 64));
-  const aesKey = keys.subarray(0, 32);
-  const macKey = keys.subarray(32);
+  const keys = deriveKeys(secret, salt, ROW_KEY_INFO, 2 * KEY_BYTES);
+  const aesKey = keys.subarray(0, KEY_BYTES);
+  const macKey = keys.subarray(KEY_BYTES);
   return {
-    seal(text) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", aesKey, iv);
-      const data = Buffer.concat([
-        cipher.update(text, "utf8"),
-        cipher.final(),
-        cipher.getAuthTag(),
-      ]);
-      return SEALED_PREFIX + Buffer.concat([iv, data]).toString("base64");
-    },
+    seal: (text) => SEALED_PREFIX + toBase64(seal(aesKey, text)),
     open(sealed) {
       if (!sealed.startsWith(SEALED_PREFIX)) {
         throw new SynError("checkpoint_invalid", "A memory row is not encrypted");
       }
-      try {
-        const bytes = Buffer.from(sealed.slice(SEALED_PREFIX.length), "base64");
-        const decipher = createDecipheriv("aes-256-gcm", aesKey, bytes.subarray(0, 12));
-        decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-        return Buffer.concat([
-          decipher.update(bytes.subarray(12, bytes.length - 16)),
-          decipher.final(),
-        ])
-          .toString("utf8");
-      } catch {
-        throw new SynError(
-          "checkpoint_locked",
-          `Cannot decrypt: ${CHAT_KEY_NAME} is not the key it was written with`,
-        );
-      }
+      return open(aesKey, fromBase64(sealed.slice(SEALED_PREFIX.length)));
     },
-    tag(word) {
-      return createHmac("sha256", macKey).update(word).digest("hex").slice(0, 20);
-    },
+    tag: (word) => createHmac("sha256", macKey).update(word).digest("hex").slice(0, 20),
   };
 }

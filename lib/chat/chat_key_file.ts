@@ -9,11 +9,10 @@
  * const { key, path, created } = openChatKeyFile("/home/me/.config", { stateDir: "/srv/state" });
  * ```
  */
-import { dirname, join, relative, resolve } from "node:path";
-import { SynError } from "../core/mod.ts";
+import { dirnameOf, joinPath, relativePath, resolvePath, SynError } from "../core/mod.ts";
 
 /** Where the key lives under the config folder. */
-export const CHAT_KEY_FILE = join("syn", "chat.key");
+export const CHAT_KEY_FILE = joinPath("syn", "chat.key");
 /** The fewest characters a key file may hold (a made key has 64). */
 export const MIN_CHAT_KEY_CHARS = 32;
 /** A key file is read only up to this size. */
@@ -42,9 +41,9 @@ export function openChatKeyFile(
       "No config folder for the chat key: set SYN_CHAT_KEY, or HOME or XDG_CONFIG_HOME",
     );
   }
-  const path = resolve(configDir, CHAT_KEY_FILE);
-  const state = realPathOfNearest(resolve(options.stateDir));
-  const fromState = relative(state, realPathOfNearest(path));
+  const path = resolvePath(configDir, CHAT_KEY_FILE);
+  const state = realPathOfNearest(resolvePath(".", options.stateDir));
+  const fromState = relativePath(state, realPathOfNearest(path));
   if (fromState !== ".." && !fromState.startsWith("../") && !fromState.startsWith("/")) {
     throw new SynError(
       "chat_key",
@@ -59,8 +58,8 @@ export function openChatKeyFile(
 
 /** Writes a fresh key at `path` unless a file is there; whether it did. */
 function makeKeyFile(path: string): boolean {
-  Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  tighten(dirname(path), 0o700);
+  Deno.mkdirSync(dirnameOf(path), { recursive: true, mode: 0o700 });
+  tighten(dirnameOf(path), 0o700);
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const key = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
   // Written beside it and linked into place: a link never replaces a file, so two processes
@@ -110,10 +109,10 @@ function realPathOfNearest(path: string): string {
   const rest: string[] = [];
   while (true) {
     try {
-      return join(Deno.realPathSync(existing), ...rest);
+      return joinPath(Deno.realPathSync(existing), ...rest);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
-      const parent = dirname(existing);
+      const parent = dirnameOf(existing);
       if (parent === existing) return path;
       rest.unshift(existing.slice(parent.length).replace(/^\//, ""));
       existing = parent;

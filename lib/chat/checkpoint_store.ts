@@ -1,5 +1,10 @@
-import { join } from "node:path";
-import { compareCodePoints, ensurePrivateDirSync, SynError, writeAll } from "../core/mod.ts";
+import {
+  compareCodePoints,
+  ensurePrivateDirSync,
+  joinPath,
+  SynError,
+  writeAll,
+} from "../core/mod.ts";
 import { assertSessionId, type Checkpoint, checkpointFromJson } from "./checkpoint.ts";
 import { decryptText, encryptText } from "./_at_rest.ts";
 
@@ -29,11 +34,11 @@ export class CheckpointStore {
 
   folder(sessionId: string): string {
     assertSessionId(sessionId);
-    return join(this.stateDir, "sessions", sessionId);
+    return joinPath(this.stateDir, "sessions", sessionId);
   }
 
   #file(sessionId: string): string {
-    return join(this.folder(sessionId), "checkpoint.json");
+    return joinPath(this.folder(sessionId), "checkpoint.json");
   }
 
   /** The session's checkpoint, or `undefined` when it has none. */
@@ -52,7 +57,7 @@ export class CheckpointStore {
       throw new SynError("checkpoint_invalid", "Checkpoint is too large");
     }
     let text = new TextDecoder().decode(bytes);
-    text = await decryptText(text, this.#key);
+    text = decryptText(text, this.#key);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -69,7 +74,7 @@ export class CheckpointStore {
   async save(checkpoint: Checkpoint, now: number): Promise<Checkpoint> {
     const folder = this.folder(checkpoint.session_id);
     // Every folder on the way is 0700, an existing wider one (a 0755 --state-dir) included.
-    for (const path of [this.stateDir, join(this.stateDir, "sessions"), folder]) {
+    for (const path of [this.stateDir, joinPath(this.stateDir, "sessions"), folder]) {
       ensurePrivateDirSync(path);
     }
     const current = await this.load(checkpoint.session_id).catch(() => undefined);
@@ -77,7 +82,7 @@ export class CheckpointStore {
       throw new SynError("checkpoint_conflict", "The checkpoint changed since it was read");
     }
     const next: Checkpoint = { ...checkpoint, revision: checkpoint.revision + 1, updated_ts: now };
-    const text = await encryptText(JSON.stringify(next), this.#key);
+    const text = encryptText(JSON.stringify(next), this.#key);
     await writeDurably(this.#file(checkpoint.session_id), text);
     return next;
   }
@@ -86,7 +91,7 @@ export class CheckpointStore {
   async sessions(): Promise<string[]> {
     const ids: string[] = [];
     try {
-      for await (const entry of Deno.readDir(join(this.stateDir, "sessions"))) {
+      for await (const entry of Deno.readDir(joinPath(this.stateDir, "sessions"))) {
         if (entry.isDirectory) ids.push(entry.name);
       }
     } catch (error) {
@@ -109,7 +114,7 @@ async function writeDurably(path: string, text: string): Promise<void> {
   }
   await Deno.rename(temp, path);
   try {
-    using folder = await Deno.open(join(path, ".."), { read: true });
+    using folder = await Deno.open(joinPath(path, ".."), { read: true });
     await folder.sync();
   } catch {
     // Some file systems cannot fsync a folder; the rename is still atomic.

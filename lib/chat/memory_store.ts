@@ -1,7 +1,11 @@
 import { DatabaseSync } from "node:sqlite";
-import { createHash } from "node:crypto";
-import { join } from "node:path";
-import { ensurePrivateDirSync, preparePrivateSqliteFile, SynError } from "../core/mod.ts";
+import {
+  ensurePrivateDirSync,
+  joinPath,
+  preparePrivateSqliteFile,
+  sha256Hex,
+  SynError,
+} from "../core/mod.ts";
 import { type RowCipher, rowCipher } from "./_at_rest.ts";
 
 /** One remembered item: a past turn or a note, with a stable id. */
@@ -72,7 +76,7 @@ export class MemoryStore {
     let path = ":memory:";
     if (stateDir !== ":memory:") {
       ensurePrivateDirSync(stateDir);
-      path = join(stateDir, "memory.sqlite");
+      path = joinPath(stateDir, "memory.sqlite");
       preparePrivateSqliteFile(path);
     }
     const db = new DatabaseSync(path);
@@ -303,9 +307,7 @@ function words(text: string): string[] {
 }
 
 function memoryId(session: string, kind: string, ts: number, text: string): string {
-  const digest = createHash("sha256").update(`${session}\u0000${kind}\u0000${ts}\u0000${text}`)
-    .digest("hex");
-  return `mem_${digest.slice(0, 16)}`;
+  return `mem_${sha256Hex(`${session}\u0000${kind}\u0000${ts}\u0000${text}`).slice(0, 16)}`;
 }
 
 /** Said right before the block: what follows is quoted data, never instructions. */

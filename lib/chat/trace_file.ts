@@ -1,5 +1,10 @@
-import { join } from "node:path";
-import { appendJsonl, ensurePrivateDirSync, ensurePrivateFileSync, REDACTED } from "../core/mod.ts";
+import {
+  appendJsonl,
+  ensurePrivateDirSync,
+  ensurePrivateFileSync,
+  joinPath,
+  REDACTED,
+} from "../core/mod.ts";
 import { assertSessionId } from "./checkpoint.ts";
 import type { TraceWriter } from "./chat_session.ts";
 
@@ -23,8 +28,8 @@ export function openChatTraceFile(
 ): ChatTraceFile {
   assertSessionId(sessionId);
   ensurePrivateDirSync(stateDir);
-  ensurePrivateDirSync(join(stateDir, "traces"));
-  const path = join(stateDir, "traces", `${sessionId}.jsonl`);
+  ensurePrivateDirSync(joinPath(stateDir, "traces"));
+  const path = joinPath(stateDir, "traces", `${sessionId}.jsonl`);
   ensurePrivateFileSync(path);
   let writes = Promise.resolve();
   return {

@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { neutralizeTerminalText, SynError, UsageError } from "../core/mod.ts";
+import { neutralizeTerminalText, resolvePath, SynError, UsageError } from "../core/mod.ts";
 import type { ChatBackend } from "../chat/mod.ts";
 import { registerPromotedComposites } from "../synthesize/mod.ts";
 import { baselineRegistry, type ToolRegistry } from "../tools/mod.ts";
@@ -38,7 +37,7 @@ export async function chatRoot(
   io: CliIo,
 ): Promise<{ root: string; temporary: boolean }> {
   if (flag) {
-    const root = resolve(io.cwd, flag);
+    const root = resolvePath(io.cwd, flag);
     try {
       if (!(await Deno.stat(root)).isDirectory) {
         throw new UsageError(`--root is not a folder: ${flag}`);

@@ -1,9 +1,9 @@
-import { resolve } from "node:path";
 import {
   chooseServerToken,
   errorMessage,
   neutralizeTerminalText,
   parseAllowedOrigin,
+  resolvePath,
   serveLocal,
   SynError,
   UsageError,
@@ -524,7 +524,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
   }, gateway.handle);
   const { addr } = served.server;
   const url = token === undefined ? served.url : `${served.url}?token=${token}`;
-  const readyFile = values["ready-file"] ? resolve(io.cwd, values["ready-file"]) : undefined;
+  const readyFile = values["ready-file"] ? resolvePath(io.cwd, values["ready-file"]) : undefined;
   if (readyFile) await writeReadyFile(readyFile, { host: addr.hostname, port: addr.port, url });
   if (token === undefined) {
     log(

@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { redactValue, systemClock, UsageError } from "../core/mod.ts";
+import { redactValue, resolvePath, systemClock, UsageError } from "../core/mod.ts";
 import { LabsLog, resolveLogDir, runCritique } from "../generate/mod.ts";
 import { openValidator } from "../mcp/mod.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -40,7 +39,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError("give exactly one asset file");
   const logDir = resolveLogDir(values["log-dir"], { config: io.config, cwd: io.cwd });
-  const path = resolve(io.cwd, positionals[0]);
+  const path = resolvePath(io.cwd, positionals[0]);
   const asset = await readDocument(io, path, { stdinName: "-", maxBytes: MAX_ASSET_BYTES });
   const secrets = io.config.secrets;
   const log = new LabsLog(logDir, secrets);

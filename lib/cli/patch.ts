@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { redactValue, systemClock, UsageError } from "../core/mod.ts";
+import { redactValue, resolvePath, systemClock, UsageError } from "../core/mod.ts";
 import { applyPatch, LabsLog, previewPatch, rateTarget, resolveLogDir } from "../generate/mod.ts";
 import { openValidator } from "../mcp/mod.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -81,7 +80,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (!/^[1-5]$/.test(rest[1].trim())) {
       throw new UsageError(`the rating must be a whole number from 1 to 5: ${rest[1]}`);
     }
-    const targetPath = resolve(io.cwd, rest[0]);
+    const targetPath = resolvePath(io.cwd, rest[0]);
     const target = await readJson(io, targetPath);
     const record = await rateTarget(target, rating, { log, clock: systemClock }, {
       targetPath,
@@ -92,8 +91,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
 
   if (rest.length !== 2) throw new UsageError(`${action} takes an asset file and a patch file`);
-  const assetPath = resolve(io.cwd, rest[0]);
-  const patchPath = resolve(io.cwd, rest[1]);
+  const assetPath = resolvePath(io.cwd, rest[0]);
+  const patchPath = resolvePath(io.cwd, rest[1]);
   const asset = await readJson(io, assetPath);
   const patch = await readJson(io, patchPath);
   const validator = await openValidator({
@@ -109,7 +108,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       : await applyPatch(asset, patch, deps, {
         assetPath,
         patchPath,
-        outputPath: values.out === undefined ? assetPath : resolve(io.cwd, values.out),
+        outputPath: values.out === undefined ? assetPath : resolvePath(io.cwd, values.out),
       });
     await print(record);
     if (record.ok) {

@@ -1,5 +1,14 @@
-import { basename, dirname, extname, join, resolve } from "node:path";
-import { errorMessage, neutralizeTerminalText, SynError, UsageError } from "../core/mod.ts";
+import {
+  basenameOf,
+  dirnameOf,
+  errorMessage,
+  extnameOf,
+  joinPath,
+  neutralizeTerminalText,
+  resolvePath,
+  SynError,
+  UsageError,
+} from "../core/mod.ts";
 import {
   findChromium,
   launchChromium,
@@ -147,10 +156,10 @@ async function documentNames(io: CliIo, positionals: string[]): Promise<string[]
 
 /** Where each still goes: the path itself for one document, else `<folder>/<stem>.png`. */
 async function stillPaths(io: CliIo, documents: PreviewDocument[], out: string): Promise<string[]> {
-  const target = resolve(io.cwd, out);
+  const target = resolvePath(io.cwd, out);
   const isFolder = out.endsWith("/") ||
     (await Deno.stat(target).then((info) => info.isDirectory, () => false));
-  if (documents.length > 1 && !isFolder && extname(out) !== "") {
+  if (documents.length > 1 && !isFolder && extnameOf(out) !== "") {
     throw new UsageError("several documents need --png to name a folder (it is created)");
   }
   if (documents.length === 1 && !isFolder) return [target];
@@ -159,10 +168,12 @@ async function stillPaths(io: CliIo, documents: PreviewDocument[], out: string):
   });
   const used = new Set<string>();
   return documents.map((document, index) => {
-    let stem = basename(document.name, extname(document.name)).replace(/[^\w.-]+/g, "_") || "stdin";
+    const base = basenameOf(document.name);
+    let stem = base.slice(0, base.length - extnameOf(base).length).replace(/[^\w.-]+/g, "_") ||
+      "stdin";
     if (used.has(stem)) stem = `${stem}-${index}`;
     used.add(stem);
-    return join(target, `${stem}.png`);
+    return joinPath(target, `${stem}.png`);
   });
 }
 
@@ -186,7 +197,7 @@ async function writeStill(path: string, png: Uint8Array): Promise<void> {
     await Deno.remove(staged).catch(() => {});
     throw new SynError(
       "write_failed",
-      `cannot write ${basename(path)} into the folder ${dirname(path)}: ${writeProblem(error)}`,
+      `cannot write ${basenameOf(path)} into the folder ${dirnameOf(path)}: ${writeProblem(error)}`,
     );
   }
 }

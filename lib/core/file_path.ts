@@ -102,6 +102,14 @@ export function basenameOf(path: string): string {
   return path.slice(start, end);
 }
 
+/** `path.extname(path)`: the last part's end from its last `.`; "" for a name starting there. */
+export function extnameOf(path: string): string {
+  if (WINDOWS) return nodePath().extname(path);
+  const base = basenameOf(path);
+  const dot = base.lastIndexOf(".");
+  return dot <= 0 || base === ".." ? "" : base.slice(dot);
+}
+
 /** `url.fileURLToPath(url)`: the path of a `file:` URL, percent-escapes decoded. */
 export function fileUrlToPath(url: URL): string {
   if (WINDOWS || url.protocol !== "file:" || url.hostname !== "") {

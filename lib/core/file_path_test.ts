@@ -1,9 +1,19 @@
 import assert from "node:assert/strict";
-import { basename, dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import {
+  basename,
+  dirname,
+  extname,
+  isAbsolute,
+  join,
+  normalize,
+  relative,
+  resolve,
+} from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   basenameOf,
   dirnameOf,
+  extnameOf,
   fileUrlToPath,
   isAbsolutePath,
   joinPath,
@@ -33,6 +43,12 @@ const PATHS = [
   "dir with space/é/#hash?q%25",
   "back\\slash",
   "tab\tline\nend\r",
+  "a.b",
+  "a.b.c",
+  "a.",
+  "a..",
+  ".a.b",
+  "x/y.tar.gz/",
 ];
 
 Deno.test("resolvePath() answers as node:path resolve", () => {
@@ -82,12 +98,13 @@ function* pathsOf(length: number): Generator<string> {
 
 const GENERATED = [...new Set([...PATHS, ...pathsOf(4)])];
 
-Deno.test("normalizePath(), isAbsolutePath() and basenameOf() answer as node:path", () => {
+Deno.test("normalizePath(), isAbsolutePath(), basenameOf() and extnameOf() answer as node:path", () => {
   assert.ok(GENERATED.length > 2000, `${GENERATED.length} paths`);
   for (const path of GENERATED) {
     assert.equal(normalizePath(path), normalize(path), `normalize ${JSON.stringify(path)}`);
     assert.equal(isAbsolutePath(path), isAbsolute(path), `isAbsolute ${JSON.stringify(path)}`);
     assert.equal(basenameOf(path), basename(path), `basename ${JSON.stringify(path)}`);
+    assert.equal(extnameOf(path), extname(path), `extname ${JSON.stringify(path)}`);
   }
 });
 

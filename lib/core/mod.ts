@@ -30,6 +30,7 @@ export { formatBytes } from "./format_bytes.ts";
 export {
   basenameOf,
   dirnameOf,
+  extnameOf,
   fileUrlToPath,
   isAbsolutePath,
   joinPath,

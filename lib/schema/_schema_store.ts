@@ -8,6 +8,7 @@ import {
   copyOwn,
   errorMessage,
   isRecord,
+  joinPath,
   parseJson,
   pathToFileUrl,
   SynError,
@@ -30,7 +31,6 @@ import { SchemaIndex } from "./_schema_index.ts";
 import {
   EMBEDDED_EXAMPLES,
   EMBEDDED_SCHEMAS,
-  joinPath,
   readExampleFiles,
   readSchemaFiles,
   type SchemaFileText,

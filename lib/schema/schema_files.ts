@@ -4,7 +4,7 @@
  * which loads when a store is first asked for: reading a folder's files (the embedded set
  * for a schema walk, the build scripts) needs none of it.
  */
-import { compareCodePoints, errorMessage, fileUrlToPath, SynError } from "../core/mod.ts";
+import { compareCodePoints, errorMessage, fileUrlToPath, joinPath, SynError } from "../core/mod.ts";
 
 /** A schema file as read from disk. */
 export interface SchemaFileText {
@@ -108,10 +108,4 @@ export function readExampleFiles(
     }
   }
   return files;
-}
-
-/** `name` inside `dir`, joined as given (no normalization). */
-export function joinPath(dir: string, name: string): string {
-  if (!name) return dir;
-  return dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`;
 }

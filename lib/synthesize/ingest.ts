@@ -1,5 +1,10 @@
-import { join } from "node:path";
-import { compareCodePoints, errorMessage, neutralizeTerminalText, SynError } from "../core/mod.ts";
+import {
+  compareCodePoints,
+  errorMessage,
+  joinPath,
+  neutralizeTerminalText,
+  SynError,
+} from "../core/mod.ts";
 import { type IngestFormat, lineContent, lineShape } from "./_line_events.ts";
 import { type InputLine, readLines } from "./_read_lines.ts";
 import { MAX_JSON_DEPTH, withinDepth } from "./_json_depth.ts";
@@ -121,8 +126,8 @@ async function expandSources(sources: readonly IngestSource[]): Promise<InputFil
     }
     const inside = info.isDirectory ? await jsonlFiles(source.path) : [""];
     for (const relative of inside) {
-      const path = relative ? join(source.path, relative) : source.path;
-      const name = relative ? join(shown, relative) : shown;
+      const path = relative ? joinPath(source.path, relative) : source.path;
+      const name = relative ? joinPath(shown, relative) : shown;
       files.push({ name, open: () => openFile(path, name) });
     }
   }
@@ -135,14 +140,14 @@ async function expandSources(sources: readonly IngestSource[]): Promise<InputFil
  */
 async function jsonlFiles(folder: string, prefix = ""): Promise<string[]> {
   const entries: Deno.DirEntry[] = [];
-  for await (const entry of Deno.readDir(join(folder, prefix))) entries.push(entry);
+  for await (const entry of Deno.readDir(joinPath(folder, prefix))) entries.push(entry);
   entries.sort((a, b) => compareCodePoints(a.name, b.name));
   const found: string[] = [];
   for (const entry of entries) {
-    const relative = prefix ? join(prefix, entry.name) : entry.name;
+    const relative = prefix ? joinPath(prefix, entry.name) : entry.name;
     if (entry.isDirectory) found.push(...await jsonlFiles(folder, relative));
     else if (
-      entry.name.endsWith(".jsonl") && (entry.isFile || await isFile(join(folder, relative)))
+      entry.name.endsWith(".jsonl") && (entry.isFile || await isFile(joinPath(folder, relative)))
     ) {
       found.push(relative);
     }

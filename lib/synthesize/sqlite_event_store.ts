@@ -1,8 +1,8 @@
 import { DatabaseSync, type DatabaseSyncOptions, type StatementSync } from "node:sqlite";
-import { join } from "node:path";
 import {
   ensurePrivateDirSync,
   errorMessage,
+  joinPath,
   preparePrivateSqliteFile,
   SynError,
 } from "../core/mod.ts";
@@ -70,7 +70,7 @@ export function openSqliteDatabase(path: string): DatabaseSync {
 
 /** The default event store: `<stateDir>/events.sqlite` (the folder 0700, the file 0600). */
 export function openSqliteEventStore(stateDir: string): SqliteEventStore {
-  const path = join(stateDir, SQLITE_EVENTS_FILE);
+  const path = joinPath(stateDir, SQLITE_EVENTS_FILE);
   try {
     ensurePrivateDirSync(stateDir);
     const db = openSqliteDatabase(path);

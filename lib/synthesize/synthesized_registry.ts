@@ -5,12 +5,12 @@
  * (the entry's schema, its tool's checks, its id equal to its file name), and one that
  * fails is skipped with the reasons, never fatal.
  */
-import { join } from "node:path";
 import {
   compareCodePoints,
   compareIssues,
   ensurePrivateDirSync,
   isRecord,
+  joinPath,
   parseJson,
   SynError,
   writeFileAtomic,
@@ -113,13 +113,13 @@ export class SynthesizedRegistry {
   readonly #now: () => number;
 
   constructor(stateDir: string, now: () => number = Date.now) {
-    this.folder = join(stateDir, "synthesized");
+    this.folder = joinPath(stateDir, "synthesized");
     this.#now = now;
   }
 
   #path(toolId: string): string {
     if (!TOOL_ID.test(toolId)) throw new SynError("not_found", `not a tool id: ${toolId}`);
-    return join(this.folder, `${toolId}.json`);
+    return joinPath(this.folder, `${toolId}.json`);
   }
 
   /**
@@ -190,7 +190,7 @@ export class SynthesizedRegistry {
 
   async #write(entry: RegistryEntry): Promise<RegistryEntry> {
     // A state directory is private: folders 0700, files 0600.
-    ensurePrivateDirSync(join(this.folder, ".."));
+    ensurePrivateDirSync(joinPath(this.folder, ".."));
     ensurePrivateDirSync(this.folder);
     await writeFileAtomic(this.#path(entry.tool.tool_id), JSON.stringify(entry, null, 2) + "\n", {
       mode: 0o600,
