@@ -7,18 +7,21 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { childEnv, killAfter } from "./fakes/child_env.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 const LIMIT = 256;
 
-async function readReady(path: string): Promise<{ port: number; url: string } | undefined> {
-  for (let i = 0; i < 400; i++) {
-    try {
-      return JSON.parse(await Deno.readTextFile(path));
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  return undefined;
+async function readReady(path: string): Promise<{ port: number; url: string }> {
+  let ready: { port: number; url: string } | undefined;
+  await waitUntil(
+    async () => {
+      ready = await Deno.readTextFile(path).then(JSON.parse, () => undefined);
+      return ready !== undefined;
+    },
+    "chat serve to write its ready file",
+    { timeoutMs: 20_000, intervalMs: 50 },
+  );
+  return ready!;
 }
 
 async function healthStatus(url: string): Promise<number> {
@@ -36,8 +39,6 @@ async function healthStatus(url: string): Promise<number> {
 
 Deno.test({
   name: "syn chat serve outlives EMFILE: idle connections past ulimit -n, then a request works",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.realPath(await Deno.makeTempDir());
     const readyFile = join(dir, "ready.json");
@@ -53,11 +54,13 @@ Deno.test({
       stderr: "piped",
     }).spawn();
     const cancel = killAfter(child, 90_000);
-    const stderr = new Response(child.stderr).text();
+    let log = "";
+    const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+      new WritableStream({ write: (text) => void (log += text) }),
+    );
     let status = 0;
     try {
       const ready = await readReady(readyFile);
-      assert.ok(ready, "chat serve did not become ready");
       const conns: Deno.Conn[] = [];
       for (let i = 0; i < LIMIT + 60; i++) {
         try {
@@ -66,7 +69,13 @@ Deno.test({
           break; // refused while the listener reopens
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The runtime's accept has failed for want of a descriptor, and the server said so.
+      await waitUntil(
+        () => /chat:listener_error .*Too many open files/.test(log),
+        "the listener's EMFILE",
+      ).catch((error) => {
+        throw new Error(`${error.message}; the log:\n${log}`);
+      });
       for (const conn of conns) conn.close();
       status = await healthStatus(ready.url);
     } finally {
@@ -77,8 +86,8 @@ Deno.test({
       }
       await child.status;
       cancel();
+      await reading;
     }
-    const log = await stderr;
     assert.equal(status, 401, `the server stopped answering:\n${log}`);
     assert.match(log, /chat:listener_error .*Too many open files/, log);
     await Deno.remove(dir, { recursive: true });
