@@ -86,7 +86,8 @@ if (offline && !denortBin) {
   fail(
     `cannot build ${output}: the denort runtime for Deno ${Deno.version.deno} ` +
       `(${target ?? "this platform"}) cannot be downloaded here and DENORT_BIN is not set; ` +
-      "run syn with 'deno run -A main.ts' instead",
+      `use the launcher instead ('npx -y deno@${Deno.version.deno} task install' writes ` +
+      "~/.local/bin/syn, which runs syn from any folder)",
   );
 }
 const reason = stderr.split("\n").map((line) => line.trim()).filter(Boolean).at(-1);

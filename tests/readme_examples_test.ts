@@ -1,7 +1,8 @@
 /**
- * The README's shell examples, run as written: every ```sh and ```console block runs with
- * bash in a scratch folder of its own (also its `HOME`), with `syn` the launcher
- * `scripts/install.ts` writes into a temporary bin folder. A `sh` block must exit 0 (it runs
+ * The shell examples of the README and of every page in docs/, run as written: every ```sh
+ * and ```console block runs with bash in a scratch folder of its own (also its `HOME`), with
+ * `syn` the launcher `scripts/install.ts` writes into a temporary bin folder and no `deno` on
+ * `PATH` (the set-up installs none). A `sh` block must exit 0 (it runs
  * under `set -e`); in a `console` block the `$ ` lines run and the lines after each are its
  * expected output (stdout and stderr together; `…` stands for any text). A block after
  * `<!-- readme-test: skip (reason) -->` is skipped with that reason printed; one after
@@ -82,9 +83,28 @@ function matchesExpected(actual: string, expected: string[]): boolean {
   return new RegExp(`^${pattern}$`).test(actual.trim());
 }
 
-const markdown = await Deno.readTextFile(join(ROOT, "README.md"));
+/** The pages whose examples run: the README, then every docs page. */
+const PAGES = [
+  "README.md",
+  ...[...Deno.readDirSync(join(ROOT, "docs"))]
+    .filter((entry) => entry.isFile && entry.name.endsWith(".md"))
+    .map((entry) => `docs/${entry.name}`)
+    .sort(),
+];
+
+/** `PATH` without any folder that holds a `deno`: what a user of the launcher has. */
+function pathWithoutDeno(path: string): string {
+  return path.split(":").filter((dir) => {
+    try {
+      return !Deno.statSync(join(dir, "deno")).isFile;
+    } catch {
+      return true;
+    }
+  }).join(":");
+}
+
 const bin = await Deno.makeTempDir({ prefix: "syn_readme_bin_" });
-const PATH = `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+const PATH = `${bin}:${pathWithoutDeno(Deno.env.get("PATH") ?? "/usr/bin:/bin")}`;
 /** `SYN_CHROMIUM` reaches the examples, so they use the Chromium this check found. */
 const chromiumEnv: Record<string, string> = Deno.env.get("SYN_CHROMIUM")
   ? { SYN_CHROMIUM: Deno.env.get("SYN_CHROMIUM")! }
@@ -101,15 +121,15 @@ const MISSING: Record<string, () => Promise<string | undefined>> = {
 };
 
 /** Why a block is skipped here: its skip reason, or a program it needs that is missing. */
-async function skipReason(example: Example): Promise<string | undefined> {
+async function skipReason(page: string, example: Example): Promise<string | undefined> {
   if (example.skip) return example.skip;
   if (!example.needs) return undefined;
   const missing = MISSING[example.needs];
-  assert.ok(missing, `README.md:${example.line}: unknown 'needs ${example.needs}'`);
+  assert.ok(missing, `${page}:${example.line}: unknown 'needs ${example.needs}'`);
   return await missing();
 }
 
-async function runBlock(example: Example): Promise<void> {
+async function runBlock(page: string, example: Example): Promise<void> {
   const scratch = await Deno.makeTempDir({ prefix: "syn_readme_" });
   try {
     const steps = example.kind === "console" ? consoleSteps(example.text) : [];
@@ -125,7 +145,7 @@ async function runBlock(example: Example): Promise<void> {
         ...chromiumEnv,
       }),
     });
-    const where = `README.md:${example.line}`;
+    const where = `${page}:${example.line}`;
     if (example.kind === "sh") {
       assert.equal(run.code, 0, `${where} exited ${run.code}:\n${run.stdout}`);
       return;
@@ -146,7 +166,7 @@ async function runBlock(example: Example): Promise<void> {
 }
 
 Deno.test({
-  name: "every shell example in the README runs as written in a scratch folder",
+  name: "every shell example in the README and the docs runs as written in a scratch folder",
   // The examples start servers and children whose ops outlive a single step's bookkeeping.
   sanitizeOps: false,
   sanitizeResources: false,
@@ -157,21 +177,79 @@ Deno.test({
     );
     assert.equal(install.code, 0, install.stderr);
     try {
-      const examples = readmeExamples(markdown);
-      assert.ok(examples.length > 5, "the README has shell examples");
-      for (const example of examples) {
-        const name = `README.md:${example.line} (${example.kind})`;
-        const skip = await skipReason(example);
-        if (skip) {
-          console.log(`skipping ${name}: ${skip}`);
-          continue;
+      for (const page of PAGES) {
+        const examples = readmeExamples(await Deno.readTextFile(join(ROOT, page)));
+        if (page === "README.md") assert.ok(examples.length > 5, "the README has shell examples");
+        for (const example of examples) {
+          const name = `${page}:${example.line} (${example.kind})`;
+          const skip = await skipReason(page, example);
+          if (skip) {
+            console.log(`skipping ${name}: ${skip}`);
+            continue;
+          }
+          await context.step(name, () => runBlock(page, example));
         }
-        await context.step(name, () => runBlock(example));
       }
     } finally {
       await Deno.remove(bin, { recursive: true });
     }
   },
+});
+
+/**
+ * What no example may do, skipped ones included: call a `deno` the set-up never installs
+ * (examples use `syn` or `npx -y deno@2.9.6 …`), or glue a redirection to a word
+ * (`fs.list_dir>fs.read_text` writes a file; a chain is quoted).
+ */
+export function exampleProblems(markdown: string): string[] {
+  const problems: string[] = [];
+  const lines = markdown.split("\n");
+  let fence: string | undefined;
+  lines.forEach((line, index) => {
+    const open = /^```(\w*)\s*$/.exec(line);
+    if (open && fence === undefined) {
+      fence = open[1];
+      return;
+    }
+    if (line.startsWith("```")) {
+      fence = undefined;
+      return;
+    }
+    if (fence === "json" && /"command"\s*:\s*"deno"/.test(line)) {
+      problems.push(`${index + 1}: an MCP configuration runs a bare deno`);
+    }
+    if (fence !== "sh" && fence !== "console") return;
+    const command = fence === "console" ? /^\$ (.*)$/.exec(line)?.[1] : line;
+    if (command === undefined) return;
+    const unquoted = command.replace(/'[^']*'|"[^"]*"/g, "''").replace(/#.*$/, "");
+    if (/(^|[;&|(]\s*|\s)deno\s/.test(unquoted)) {
+      problems.push(`${index + 1}: a bare deno: ${line.trim()}`);
+    }
+    if (/[\w.]>[\w.]/.test(unquoted)) {
+      problems.push(`${index + 1}: a redirection glued to a word: ${line.trim()}`);
+    }
+  });
+  return problems;
+}
+
+Deno.test("no example in the README or the docs calls a bare deno or redirects by accident", async () => {
+  const problems: string[] = [];
+  for (const page of PAGES) {
+    const text = await Deno.readTextFile(join(ROOT, page));
+    problems.push(...exampleProblems(text).map((problem) => `${page}:${problem}`));
+  }
+  assert.deepEqual(problems, []);
+  assert.deepEqual(
+    exampleProblems(
+      "```sh\ndeno run -A x.ts\nsyn synthesize run fs.a>fs.b\nsyn synthesize run 'fs.a>fs.b'\n```\n" +
+        '```json\n{ "command": "deno" }\n```\n```sh\nnpx -y deno@2.9.6 task ok\n```\n',
+    ),
+    [
+      "2: a bare deno: deno run -A x.ts",
+      "3: a redirection glued to a word: syn synthesize run fs.a>fs.b",
+      "7: an MCP configuration runs a bare deno",
+    ],
+  );
 });
 
 Deno.test("consoleSteps() splits commands, continuation lines and expected output", () => {
