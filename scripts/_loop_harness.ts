@@ -16,6 +16,7 @@ import type { RegistryEntry, SynthesizedTool } from "../lib/synthesize/mod.ts";
 import { stepOutput } from "../lib/proxy/mod.ts";
 import { childEnv, collectStream } from "../tests/fakes/child_env.ts";
 import {
+  chainOccurrences,
   type ObservedCall,
   type PlannedCall,
   planReplacement,
@@ -256,6 +257,10 @@ export interface LoopFigures {
   refused: { tool_id: string; reason: string }[];
   /** Which of the validation options this checkout's CLI has. */
   validation_flags: string[];
+  /** Occurrences of a promoted composite's chain (by tool names) in the held-out sessions. */
+  chain_occurrences: number;
+  /** Why occurrences could not be replaced: reason → count (overlapping chains each count). */
+  not_expressible: Record<string, number>;
   modes: ModeFigures[];
   seconds: number;
 }
@@ -307,7 +312,7 @@ export async function runLoop(split: BenchSplit, options: LoopOptions): Promise<
   const figures = await synthesizeAndPromote(split, stateDir, options);
   const promoted = await promotedTools(stateDir, options.dir);
   progress(`${split.bench}: ${promoted.length} promoted; running held-out sessions`);
-  figures.modes = await heldOut(split, stateDir, promoted, options);
+  figures.modes = await heldOut(split, stateDir, promoted, figures, options);
   figures.seconds = (performance.now() - started) / 1000;
   return figures;
 }
@@ -352,6 +357,8 @@ async function synthesizeAndPromote(
     promoted_replay_only: [],
     refused: [],
     validation_flags: flags,
+    chain_occurrences: 0,
+    not_expressible: {},
     modes: [],
     seconds: 0,
   };
@@ -426,6 +433,7 @@ async function heldOut(
   split: BenchSplit,
   stateDir: string,
   promoted: readonly SynthesizedTool[],
+  figures: LoopFigures,
   options: LoopOptions,
 ): Promise<ModeFigures[]> {
   const jobs = options.jobs ?? 2;
@@ -445,6 +453,12 @@ async function heldOut(
       output: answers[at].output,
       ok: answers[at].result.isError !== true,
     }));
+    for (const occurrence of chainOccurrences(observed, promoted)) {
+      figures.chain_occurrences++;
+      if (occurrence.reason === undefined) continue;
+      figures.not_expressible[occurrence.reason] = (figures.not_expressible[occurrence.reason] ??
+        0) + 1;
+    }
     return { session, observed, plan: planReplacement(observed, promoted), stateOut };
   });
   progress(`${split.bench}: ${originals.length} held-out sessions run as recorded`);

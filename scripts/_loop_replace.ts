@@ -116,6 +116,27 @@ export function planReplacement(
   return plan;
 }
 
+/** Where a composite's chain of tool names occurs in `calls`, and why it cannot stand in. */
+export function chainOccurrences(
+  calls: readonly ObservedCall[],
+  composites: readonly SynthesizedTool[],
+): { tool_id: string; at: number; reason?: string }[] {
+  const found: { tool_id: string; at: number; reason?: string }[] = [];
+  for (const tool of composites) {
+    const names = tool.steps.map((step) => step.tool_id);
+    for (let at = 0; at + names.length <= calls.length; at++) {
+      if (!names.every((name, offset) => calls[at + offset].name === name)) continue;
+      const args = compositeArguments(tool, calls.slice(at, at + names.length));
+      found.push({
+        tool_id: tool.tool_id,
+        at,
+        ...(typeof args === "string" ? { reason: args } : {}),
+      });
+    }
+  }
+  return found;
+}
+
 /**
  * Whether a composite step's returned output is the original call's output: equal as
  * values, or as text (an original text output that is JSON equals its parsed value).

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { SynthesizedTool } from "../lib/synthesize/mod.ts";
 import {
+  chainOccurrences,
   compositeArguments,
   type ObservedCall,
   planReplacement,
@@ -90,6 +91,19 @@ Deno.test("planReplacement() replaces each expressible occurrence and keeps the 
     [5, 6],
   ]);
   assert.deepEqual(plan.at(-1)?.args, { city: "C", seats: 1 });
+});
+
+Deno.test("chainOccurrences() finds every run of the chain's names, with its reason", () => {
+  const calls = [
+    lookup("A", "1"),
+    book({ zip: "1", class: "economy" }),
+    lookup("B", "2"),
+    book({ zip: "9", class: "economy" }),
+  ];
+  assert.deepEqual(chainOccurrences(calls, [TOOL]), [
+    { tool_id: "lookup-then-book", at: 0 },
+    { tool_id: "lookup-then-book", at: 2, reason: "step 1's zip is not what the wire finds" },
+  ]);
 });
 
 Deno.test("sameOutput() compares values, and JSON text with its parsed value", () => {

@@ -82,12 +82,20 @@ function table(figures: LoopFigures, title: string): string {
       `  ${label.padEnd(26)}  ${figures.modes.map((mode) => cell(mode).padEnd(width)).join("")}`
         .trimEnd()
     ),
+    "  baseline: each held-out session's own calls, sent one at a time (a server answering",
+    "  concurrently cannot reorder them, so one run is the baseline of both columns)",
     `  seconds                     ${figures.seconds.toFixed(0)}`,
   ];
   for (const mode of figures.modes) {
     for (const problem of mode.problems.slice(0, 5)) lines.push(`  ${mode.mode}: ${problem}`);
     if (mode.problems.length > 5) lines.push(`  ${mode.mode}: … ${mode.problems.length - 5} more`);
   }
+  const reasons = Object.entries(figures.not_expressible).sort((a, b) => b[1] - a[1]);
+  lines.push(
+    `  promoted chains in held-out sessions: ${figures.chain_occurrences} occurrence(s), ` +
+      `${reasons.reduce((sum, [, count]) => sum + count, 0)} not expressible by the composite:`,
+    ...reasons.slice(0, 8).map(([reason, count]) => `    ${String(count).padStart(4)}  ${reason}`),
+  );
   for (const refusal of figures.refused.slice(0, 5)) {
     lines.push(`  refused ${refusal.tool_id}: ${refusal.reason}`);
   }
