@@ -9,8 +9,6 @@ import { join } from "node:path";
 import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 
-const TEST = { sanitizeResources: false, sanitizeOps: false };
-
 /** `syn chat …args` with `stdin` as its input, in `cwd`, with `env` added to the test's own. */
 function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
   return runSyn(["chat", ...args], { stdin, env, cwd });
@@ -25,7 +23,6 @@ async function* walk(folder: string): AsyncGenerator<{ path: string; isDirectory
 }
 
 Deno.test({
-  ...TEST,
   name: "syn chat with SYN_CHAT_KEY leaves no plain text and no readable file in the state dir",
   async fn() {
     const dir = await Deno.realPath(await Deno.makeTempDir());
@@ -87,7 +84,6 @@ async function plainHolders(state: string, needle: RegExp): Promise<string[]> {
 }
 
 Deno.test({
-  ...TEST,
   name:
     "syn chat without SYN_CHAT_KEY makes a key once in the config folder and keeps the state dir unreadable",
   async fn() {
@@ -149,7 +145,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "syn chat refuses a chat key inside the state dir, and a state dir with no config folder",
   async fn() {
     const dir = await Deno.realPath(await Deno.makeTempDir());

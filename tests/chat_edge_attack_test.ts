@@ -6,8 +6,6 @@
 import assert from "node:assert/strict";
 import { gatewayFixture } from "./fakes/chat_gateway.ts";
 
-const TEST = { sanitizeResources: false, sanitizeOps: false };
-
 /** The status line of a raw WebSocket upgrade with the given extra headers and query. */
 async function upgradeStatus(
   port: number,
@@ -43,7 +41,6 @@ async function upgradeStatus(
 }
 
 Deno.test({
-  ...TEST,
   name: "gateway edge: a rebound Host is refused (421) even with a matching Origin and the token",
   async fn() {
     await using fixture = await gatewayFixture();
@@ -61,7 +58,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway edge: a cross-site Origin is refused (403); its own and no Origin are served",
   async fn() {
     await using fixture = await gatewayFixture();
@@ -85,7 +81,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway edge: no token, a wrong token, a same-length wrong token are 401 with no body",
   async fn() {
     await using fixture = await gatewayFixture();
@@ -105,7 +100,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway edge: the token is accepted by header, cookie and query",
   async fn() {
     await using fixture = await gatewayFixture();

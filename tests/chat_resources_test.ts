@@ -14,23 +14,15 @@ import {
 import { mockLanguageModel } from "../lib/llm/mod.ts";
 import { ToolSession } from "../lib/tools/mod.ts";
 import { gatewayFixture } from "./fakes/chat_gateway.ts";
-
-const TEST = { sanitizeResources: false, sanitizeOps: false };
+import { ShiftedClock } from "./fakes/fake_clock.ts";
+import { ManualTimers } from "./fakes/manual_timers.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 function descriptors(): number {
   return [...Deno.readDirSync("/proc/self/fd")].length;
 }
 
-async function eventually(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 Deno.test({
-  ...TEST,
   name: "gateway: an expired session releases its sandbox worker and its memory view",
   async fn() {
     const stateDir = await Deno.makeTempDir();
@@ -38,8 +30,12 @@ Deno.test({
     const config = { ...DEFAULT_CHAT_FLUX_CONFIG, entropy_budget: 1000 };
     // One memory store for the process, as syn chat serve opens it; each session takes a view.
     using memory = MemoryStore.open(stateDir);
+    const clock = new ShiftedClock();
+    const timers = new ManualTimers();
     await using fixture = await gatewayFixture({
-      sessionTtlSeconds: 1,
+      sessionTtlSeconds: 60,
+      clock,
+      timers,
       config,
       openSession: async (id) =>
         ChatSession.open({
@@ -52,6 +48,7 @@ Deno.test({
           tools: await ToolSession.open({ root, bubblewrap: "off" }),
           memory,
           config,
+          clock,
         }),
     });
     const before = descriptors();
@@ -67,8 +64,11 @@ Deno.test({
     assert.equal(memory.openSessions, 6);
     assert.ok(held - before >= 6, `six sessions hold ${held - before} descriptors`);
     for (const socket of sockets) await socket.close();
-    await eventually(() => fixture.gateway.sessionCount === 0, "the sessions to expire");
-    await eventually(
+    await waitUntil(() => fixture.gateway.socketCount === 0, "the gateway to drop the sockets");
+    clock.skip(60_001);
+    assert.equal(timers.fire(15_000), 1, "the sweeper is armed");
+    await waitUntil(() => fixture.gateway.sessionCount === 0, "the sessions to expire");
+    await waitUntil(
       () => descriptors() <= before + 2,
       `descriptors back near ${before} (now ${descriptors()})`,
     );
@@ -79,13 +79,12 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: past --max-sessions a new session is refused with RATE_LIMITED and close 1013",
   async fn() {
     await using fixture = await gatewayFixture({ limits: { maxSessions: 2 } });
     const first = await fixture.ws("/chat/kgent?session=one");
     await fixture.ws("/chat/kgent?session=two");
-    await eventually(() => fixture.gateway.sessionCount === 2, "two sessions");
+    await waitUntil(() => fixture.gateway.sessionCount === 2, "two sessions");
     const third = await fixture.ws("/chat/kgent?session=three");
     await third.until(() => third.events.length >= 1, "a refusal");
     assert.equal(third.events[0].payload.code, "RATE_LIMITED");
@@ -98,7 +97,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: one peer's sockets are capped; the excess upgrade is refused",
   async fn() {
     await using fixture = await gatewayFixture({ limits: { maxSocketsPerPeer: 2 } });
@@ -106,13 +104,12 @@ Deno.test({
     const second = await fixture.ws("/chat/kgent?session=b");
     await assert.rejects(fixture.ws("/chat/kgent?session=c"), /cannot connect/);
     await second.close();
-    await eventually(() => fixture.gateway.socketCount === 1, "the closed socket released");
+    await waitUntil(() => fixture.gateway.socketCount === 1, "the closed socket released");
     await fixture.ws("/chat/kgent?session=c");
   },
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: a new session id does not buy a new entropy budget",
   async fn() {
     await using fixture = await gatewayFixture({
@@ -130,7 +127,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: 50 sessions from one address (a reverse proxy) each get their normal replies",
   async fn() {
     // The defaults of syn chat serve: every user behind one proxy shares its address.
@@ -172,7 +168,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "gateway: the per-address budget is its own setting and still caps one address",
   async fn() {
     await using fixture = await gatewayFixture({
@@ -190,7 +185,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "a session reopened from its checkpoint has its earlier grants pending, not granted",
   async fn() {
     const stateDir = await Deno.makeTempDir();

@@ -9,13 +9,10 @@ import { startMcpHttpServer } from "../lib/mcp/mcp_http_server.ts";
 import { handlePreviewRequest } from "../lib/preview/mod.ts";
 import { gatewayFixture } from "./fakes/chat_gateway.ts";
 
-const TEST = { sanitizeResources: false, sanitizeOps: false };
-
 /** A page on another local port, for a server on `port`. */
 const otherPort = (port: number) => `http://127.0.0.1:${port === 65535 ? 1 : port + 1}`;
 
 Deno.test({
-  ...TEST,
   name: "chat gateway: a page on another port is refused (403), its own origin is served",
   async fn() {
     await using fixture = await gatewayFixture();
@@ -34,7 +31,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "MCP over HTTP: a page on another port is refused (403) unless allowed in full",
   async fn() {
     const token = "t0ken-t0ken-t0ken-t0ken-t0ken-t0ken";

@@ -6,8 +6,6 @@ import { autoEngine, type ChatBackend, chatModel, openChatSession } from "./chat
 import { DEFAULT_CHAT_FLUX_CONFIG } from "./chat_flux_config.ts";
 import { ReplyBuffer } from "./reply_buffer.ts";
 
-const TEST = { sanitizeResources: false, sanitizeOps: false };
-
 function envOf(values: Record<string, string>) {
   return loadConfig((name) => values[name]);
 }
@@ -39,7 +37,6 @@ Deno.test("chatModel() is the template backend for template and for auto without
 });
 
 Deno.test({
-  ...TEST,
   name: "openChatSession() offers the caller's registry and applies the start grants",
   async fn() {
     const root = await Deno.makeTempDir();
