@@ -246,7 +246,7 @@ Deno.test("syn validate: an unknown schema or no argument is a usage error, exit
   assert.equal(badFlag.code, 2);
   const help = await syn(["validate", "--help"]);
   assert.equal(help.code, 0);
-  assert.match(help.out, /syn validate schemas\/examples\/canonical-baseline\.json/);
+  assert.match(help.out, /syn examples get canonical-baseline\.json --raw > baseline\.json/);
 });
 
 Deno.test({
