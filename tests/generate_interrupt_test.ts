@@ -174,3 +174,102 @@ Deno.test({
     });
   },
 });
+
+/**
+ * A validator service over TCP (NDJSON JSON-RPC) that accepts the first `answered` assets and
+ * never answers after that, as a remote validator that a Ctrl-C does not stop.
+ */
+function startStallingValidator(answered: number) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let asked = 0;
+  const conns = new Set<Deno.Conn>();
+  const serve = async (conn: Deno.Conn) => {
+    conns.add(conn);
+    let buffer = "";
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of conn.readable) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let newline;
+        while ((newline = buffer.indexOf("\n")) >= 0) {
+          const request = JSON.parse(buffer.slice(0, newline));
+          buffer = buffer.slice(newline + 1);
+          if (request.id === undefined) continue;
+          const validation = request.method === "validate_asset";
+          if (validation && ++asked > answered) continue;
+          const result = validation
+            ? { ok: true, errors: [] }
+            : { ok: false, reason: "unsupported" };
+          const line = JSON.stringify({ jsonrpc: "2.0", id: request.id, result }) + "\n";
+          await conn.write(new TextEncoder().encode(line));
+        }
+      }
+    } catch {
+      // the client went away
+    }
+  };
+  const accepting = (async () => {
+    try {
+      for await (const conn of listener) void serve(conn);
+    } catch {
+      // closed
+    }
+  })();
+  const port = (listener.addr as Deno.NetAddr).port;
+  return {
+    env: { MCP_ENDPOINT: "tcp", MCP_HOST: "127.0.0.1", MCP_PORT: String(port) },
+    get asked() {
+      return asked;
+    },
+    async close() {
+      listener.close();
+      for (const conn of conns) {
+        try {
+          conn.close();
+        } catch {
+          // already closed
+        }
+      }
+      await accepting;
+    },
+  };
+}
+
+Deno.test({
+  name: "Ctrl-C in a deterministic batch does not wait for a validator that has not answered",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    using work = tempDir("syn_interrupt_");
+    const dir = work.path;
+    const validator = startStallingValidator(2);
+    try {
+      const prompts = Array.from({ length: 8 }, (_, index) => `a calm blue ocean ${index}`);
+      await Deno.writeTextFile(`${dir}/prompts.txt`, prompts.join("\n") + "\n");
+      const logs = `${dir}/meta/output/labs`;
+      const result = await interrupted(["--batch", "prompts.txt", "--concurrency", "2"], {
+        dir,
+        env: { ...validator.env, HOME: dir },
+        ready: async () =>
+          validator.asked >= 4 && (await records(`${logs}/generator.jsonl`)).length >= 2,
+      });
+      assert.equal(result.code, 130, result.stderr);
+      const report = JSON.parse(result.stdout);
+      assert.equal(report.interrupted, true);
+      assert.deepEqual(
+        report.results.map((r: { failure: { reason: string } | null }) =>
+          r.failure?.reason ?? "ok"
+        ),
+        ["ok", "ok", "interrupted", "interrupted"],
+      );
+      const files = [...filesUnder(`${dir}/meta/output/assets`)];
+      assert.equal(files.length, 2, files.join("\n"));
+      assert.ok(files.every((file) => file.endsWith(".json")), "no temporary file left");
+      const generator = await records(`${logs}/generator.jsonl`);
+      assert.deepEqual(generator.map((r) => r.status).sort(), ["failed", "failed", "ok", "ok"]);
+      await assertLogRecordsValid(logs);
+    } finally {
+      await validator.close();
+    }
+  },
+});

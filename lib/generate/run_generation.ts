@@ -211,7 +211,10 @@ async function checkAsset(produced: Produced, deps: GenerationDeps): Promise<Che
   // Never persist a secret, not even one a provider echoes back in its answer.
   const asset = deps.log.redact(produced.asset);
   const preflight = preflightAsset(asset);
-  const verdict = await deps.validator.validateAsset(asset, ASSET_SCHEMA);
+  const verdict = await verdictUnlessInterrupted(
+    deps.validator.validateAsset(asset, ASSET_SCHEMA),
+    deps.signal,
+  );
   const checked = { asset, preflight, verdict };
   if (!verdict.ok && verdict.reason !== undefined && verdict.reason !== "validation_failed") {
     // No verdict at all (validator unreachable, timed out, refused the call): nothing is
@@ -228,6 +231,29 @@ async function checkAsset(produced: Produced, deps: GenerationDeps): Promise<Che
     return { ...checked, status: "invalid", failure: { reason: "validation_failed", detail } };
   }
   return { ...checked, status: "ok", failure: null };
+}
+
+/**
+ * The validator's verdict, or an `interrupted` one as soon as `signal` aborts: a validator
+ * elsewhere (`MCP_ENDPOINT=tcp`) does not stop with the user's Ctrl-C, and its answer is
+ * not waited for.
+ */
+function verdictUnlessInterrupted(
+  pending: Promise<ValidatorVerdict>,
+  signal: AbortSignal | undefined,
+): Promise<ValidatorVerdict> {
+  if (!signal) return pending;
+  return new Promise((resolve, reject) => {
+    const stop = () =>
+      resolve({
+        ok: false,
+        reason: "interrupted",
+        detail: "interrupted (Ctrl-C) before the validator's verdict",
+      });
+    if (signal.aborted) stop();
+    signal.addEventListener("abort", stop, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
 }
 
 /**
