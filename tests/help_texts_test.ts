@@ -54,6 +54,7 @@ Deno.test("no help text points at a file only the checkout has", async () => {
       assert.doesNotMatch(example, /schemas\/examples\//, `${where}: ${example}`);
     }
     assert.doesNotMatch(help, /\.env\.sample/, where);
+    assert.doesNotMatch(help, /\.\.\/shared\/|(^|\s)(scripts|tests)\//m, where);
     for (const match of help.matchAll(/docs\/\S+\.md/g)) {
       const after = help.slice(match.index + match[0].length).replace(/\s+/g, " ");
       assert.match(after, /^ in the repository/, `${where}: ${match[0]}`);
@@ -71,8 +72,6 @@ const NOT_RUN = /--open|--preview|LIVE=1|--http|--tcp|SYN_SCHEMAS_DIR=\.\.|http\
 
 Deno.test({
   name: "the help examples of the one-shot commands run as written in an empty folder",
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     const names = [
       "generate",
