@@ -33,8 +33,6 @@ function closeCode(bytes: Uint8Array): number | undefined {
 Deno.test({
   name:
     "gateway: a reader that stops reading is closed with 1013 past 4 MiB, and resume still gets every reply",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     // One long reply in small chunks, each its own event: about 7 MB on the wire, more
     // than the kernel's loopback buffers hold (about 5 MB here). The cap is lowered to

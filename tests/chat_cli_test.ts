@@ -10,15 +10,12 @@ import { startMockLlmServer } from "./fakes/mock_llm_server.ts";
 import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
 import { TestSocket } from "./fakes/chat_gateway.ts";
 
-const TEST = { sanitizeResources: false, sanitizeOps: false };
-
 /** `syn chat …args` with `stdin` as its input, in `cwd`, with `env` added to the test's own. */
 function runChat(args: string[], stdin: string, env: Record<string, string>, cwd: string) {
   return runSyn(["chat", ...args], { stdin, env, cwd });
 }
 
 Deno.test({
-  ...TEST,
   name:
     "syn chat REPL: piped messages, tools in the sandbox, traces without content, resume from the checkpoint",
   async fn() {
@@ -90,7 +87,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "syn chat without a key uses the labelled template backend and saves nothing",
   async fn() {
     const dir = await Deno.makeTempDir();
@@ -105,7 +101,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "syn chat: bad usage exits 2 with a hint",
   async fn() {
     const dir = await Deno.makeTempDir();
@@ -173,7 +168,6 @@ async function startServe(dir: string, env: Record<string, string>, extra: strin
 }
 
 Deno.test({
-  ...TEST,
   name:
     "syn chat serve: ready file, kill -9 during a reply, restart continues the session from its checkpoint",
   async fn() {
@@ -231,7 +225,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name:
     "syn chat serve: a wide bind needs a token (exit 2), --no-auth is loopback only, SYN_SERVER_TOKEN is used",
   async fn() {
@@ -268,7 +261,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name: "syn chat REPL: SIGINT (Ctrl-C) stops the current reply and the session goes on",
   async fn() {
     const dir = await Deno.makeTempDir();

@@ -14,7 +14,6 @@ import { TestSocket } from "./fakes/chat_gateway.ts";
 import { processFigures, startChatServe } from "./fakes/chat_serve_child.ts";
 import { gatewayFixture, rawWebSocket, within } from "./fakes/chat_gateway.ts";
 
-const TEST = { sanitizeResources: false, sanitizeOps: false };
 const MIB = 1024 * 1024;
 
 /** A masked client frame (RFC 6455 §5.2); `declared` overrides the length in the header. */
@@ -46,7 +45,6 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<boolean> {
 }
 
 Deno.test({
-  ...TEST,
   name:
     "syn chat serve: a ping flood from a peer that never reads leaves memory bounded and others served",
   async fn() {
@@ -87,7 +85,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name:
     "gateway: a frame declaring 64 MiB is dropped by the runtime; a 2 MiB one is refused and the socket stays",
   async fn() {
@@ -112,7 +109,6 @@ Deno.test({
 });
 
 Deno.test({
-  ...TEST,
   name:
     "gateway: a socket closed for not reading no longer holds its session, which expires while the peer hangs on",
   async fn() {

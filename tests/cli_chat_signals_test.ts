@@ -11,8 +11,6 @@ const CODES = { SIGTERM: 143, SIGHUP: 129 } as const;
 for (const signal of ["SIGTERM", "SIGHUP"] as const) {
   Deno.test({
     name: `syn chat removes its temporary root on ${signal} and exits ${CODES[signal]}`,
-    sanitizeOps: false,
-    sanitizeResources: false,
     async fn() {
       const tmp = await Deno.makeTempDir({ prefix: "syn_chat_signal_" });
       const child = new Deno.Command(SELF_COMMAND[0], {

@@ -117,9 +117,7 @@ Deno.test("syn tools --help teaches the sandbox rules", async () => {
   }
 });
 
-Deno.test("syn tools run works as a subprocess and writes its trace", {
-  sanitizeResources: false,
-}, async () => {
+Deno.test("syn tools run works as a subprocess and writes its trace", async () => {
   await using fixture = await sandboxFixture();
   const result = await runSyn([
     "tools",
