@@ -301,6 +301,8 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   const close = () =>
     closed ??= (async () => {
       stopListening();
+      // A signal may end the session while the line editor holds the terminal raw.
+      if (input.editing) io.terminal?.setRaw(false);
       await session.close().catch(() => {});
       env.memory?.close();
       await leaveRoot(env, say);
