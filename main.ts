@@ -116,11 +116,7 @@ export function realIo(): CliIo {
   return {
     stdout: (text) => writeAll(Deno.stdout, text),
     stderr: stderrWriter(),
-    // A getter: the stream is made only for a command that reads standard input.
-    get stdin() {
-      return Deno.stdin.readable;
-    },
-    readStdin: (buffer) => Deno.stdin.read(buffer),
+    stdin: { read: (buffer) => Deno.stdin.read(buffer) },
     // Read once, when a command first asks for it: `--version` and `--help` never do.
     get config() {
       if (config === undefined) {

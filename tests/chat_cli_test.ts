@@ -101,6 +101,20 @@ Deno.test({
 });
 
 Deno.test({
+  name: "syn chat REPL: a piped line over 256 KiB is skipped and said so; the next line is sent",
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const long = "x".repeat(256 * 1024 + 1);
+    const result = await runChat([], `${long}\nhi\n`, {}, dir);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /skipped a line of 262145 bytes: the limit is 256 KiB/);
+    assert.equal(result.stdout.match(/\[template reply\]/g)?.length, 1, result.stdout);
+    assert.ok(!result.stdout.includes("xxxx"));
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
   name: "syn chat: bad usage exits 2 with a hint",
   async fn() {
     const dir = await Deno.makeTempDir();

@@ -1,3 +1,4 @@
+import { isByteSource } from "../core/mod.ts";
 import { editedLines } from "./_line_editor.ts";
 import type { CliIo } from "./io.ts";
 
@@ -14,12 +15,12 @@ export interface ReplInput {
  */
 export function replInput(
   io: CliIo,
-  plainLines: (stream: ReadableStream<Uint8Array>) => AsyncIterable<string>,
+  plainLines: (stdin: CliIo["stdin"]) => AsyncIterable<string>,
 ): ReplInput {
   const terminal = io.terminal;
-  const read = io.readStdin;
-  if (!terminal || !read) return { lines: plainLines(io.stdin), editing: false };
-  const input = { setRaw: (raw: boolean) => terminal.setRaw(raw), read };
+  const stdin = io.stdin;
+  if (!terminal || !isByteSource(stdin)) return { lines: plainLines(stdin), editing: false };
+  const input = { setRaw: (raw: boolean) => terminal.setRaw(raw), read: stdin.read.bind(stdin) };
   return {
     lines: editedLines(input, (text) => terminal.write(text), { prompt: "> " }),
     editing: true,

@@ -1,8 +1,10 @@
 import {
   chooseServerToken,
   errorMessage,
+  formatBytes,
   neutralizeTerminalText,
   parseAllowedOrigin,
+  readLines,
   resolvePath,
   serveLocal,
   SynError,
@@ -294,7 +296,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   const stopListening = onStopSignals(() => {
     if (current && session.stop(current)) void say("\n(stopped)");
   }, ["SIGINT"]);
-  const input = replInput(io, lines);
+  const input = replInput(io, (stdin) => pipedLines(stdin, io));
   // The line editor draws its own prompt; a terminal without one gets "> " after each reply.
   const prompt = () => (io.stderrIsTerminal && !input.editing ? io.stderr("> ") : undefined);
   let closed: Promise<void> | undefined;
@@ -395,23 +397,21 @@ function compact(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let rest = "";
-  for await (const chunk of stream) {
-    rest += decoder.decode(chunk, { stream: true });
-    let newline;
-    while ((newline = rest.indexOf("\n")) >= 0) {
-      yield rest.slice(0, newline);
-      rest = rest.slice(newline + 1);
-    }
-    if (rest.length > 256 * 1024) {
-      yield rest;
-      rest = "";
+/** The longest piped line sent as a message; a longer one is skipped, and said so. */
+const MAX_INPUT_LINE_BYTES = 256 * 1024;
+
+/** The lines of piped input; a line past the cap is reported on stderr, not sent. */
+async function* pipedLines(stdin: CliIo["stdin"], io: CliIo): AsyncGenerator<string> {
+  for await (const read of readLines(stdin, { maxLineBytes: MAX_INPUT_LINE_BYTES })) {
+    if (read.kind === "line") yield read.text;
+    else if (read.kind === "oversize") {
+      await io.stderr(
+        `skipped a line of ${formatBytes(read.bytes)}: the limit is ${
+          formatBytes(MAX_INPUT_LINE_BYTES)
+        }\n`,
+      );
     }
   }
-  rest += decoder.decode();
-  if (rest) yield rest;
 }
 
 /** Runs a slash command; true when the REPL should end. */

@@ -1,4 +1,4 @@
-import type { SynConfig } from "../core/mod.ts";
+import type { ByteSource, SynConfig } from "../core/mod.ts";
 
 /** What a command may touch of the outside world; `main.ts` builds the real one, tests a fake. */
 export interface CliIo {
@@ -6,14 +6,13 @@ export interface CliIo {
   stdout(text: string): void | Promise<void>;
   /** Writes to standard error (no newline added). */
   stderr(text: string): void | Promise<void>;
-  /** Standard input as bytes. */
-  stdin: ReadableStream<Uint8Array>;
   /**
-   * Standard input read straight into a buffer, without a stream (`Deno.stdin.read`): the
-   * validator child reads its requests this way and never loads Deno's streams. Absent in
-   * tests, where `stdin` is read.
+   * Standard input as bytes: read straight into a buffer (`Deno.stdin.read`) in the real
+   * one, so a command reading it (the validator child its requests) never loads Deno's
+   * streams; a stream in tests. Read it with core's `readLines`, `byteReader` or
+   * `readStreamCapped`, which take either.
    */
-  readStdin?(buffer: Uint8Array): Promise<number | null>;
+  stdin: ReadableStream<Uint8Array> | ByteSource;
   /** The configuration, read once (environment, then `.env`) when first asked for; flags win. */
   config: SynConfig;
   /**

@@ -283,9 +283,8 @@ interface McpServeTransportFlags {
 
 /** Standard input and output as a connection (stdout carries frames only). */
 function stdioConnection(io: CliIo): RpcConnection {
-  const readStdin = io.readStdin;
   return {
-    readable: readStdin ? { read: readStdin } : io.stdin,
+    readable: io.stdin,
     write: async (data) =>
       await io.stdout(typeof data === "string" ? data : new TextDecoder().decode(data)),
     close() {},

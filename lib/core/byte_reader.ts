@@ -38,7 +38,7 @@ export interface ByteSource {
 }
 
 /** True for a `ByteSource` (anything with `read(buffer)`) rather than a stream. */
-function isByteSource(value: ReadableStream<Uint8Array> | ByteSource): value is ByteSource {
+export function isByteSource(value: ReadableStream<Uint8Array> | ByteSource): value is ByteSource {
   // Not `instanceof ReadableStream`: naming that global loads Deno's streams.
   return typeof (value as Partial<ByteSource>).read === "function";
 }

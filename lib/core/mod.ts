@@ -46,11 +46,13 @@ export {
   readSyncCapped,
   type SyncByteSource,
 } from "./read_capped.ts";
+export { type LineRead, readLines, type ReadLinesOptions } from "./read_lines.ts";
 export {
   type ByteReader,
   byteReader,
   type ByteReaderOptions,
   type ByteSource,
+  isByteSource,
 } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
 export { Utf8ChunkDecoder } from "./utf8_chunk_decoder.ts";

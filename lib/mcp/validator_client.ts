@@ -2,7 +2,7 @@
  * The client half of this layer (loaded through `loadClientSide`): a validator client over
  * a connection, a child's pipes or a socket.
  */
-import { errorMessage, isRecord, startTimer } from "../core/mod.ts";
+import { errorMessage, isRecord, readLines, startTimer } from "../core/mod.ts";
 import {
   connectionFromConn,
   MAX_LINE_BYTES,
@@ -176,9 +176,9 @@ export function childValidatorClient(
     exitCode = value.code;
     return value;
   });
-  const stderrReader = options.warn ? child.stderr.getReader() : undefined;
-  const stderrDone = stderrReader
-    ? forwardLines(stderrReader, (line) => {
+  const stopStderr = options.warn ? new AbortController() : undefined;
+  const stderrDone = stopStderr
+    ? forwardLines(child.stderr, stopStderr.signal, (line) => {
       const plain = withoutColour(line).trim();
       if (plain !== "") options.warn!(`validator: ${plain}`);
     })
@@ -216,9 +216,7 @@ export function childValidatorClient(
       }
       await status;
       // A grandchild may still hold the stderr pipe open: stop listening after a while.
-      if (stderrReader && !await settlesWithin(stderrDone, graceMs)) {
-        await stderrReader.cancel().catch(() => {});
-      }
+      if (stopStderr && !await settlesWithin(stderrDone, graceMs)) stopStderr.abort();
       await stderrDone;
     },
   });
@@ -237,29 +235,20 @@ function withoutColour(line: string): string {
   return line.replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "");
 }
 
+/** Calls `emit` with each line of `stream` until it ends or `signal` aborts. */
 async function forwardLines(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+  stream: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
   emit: (line: string) => void,
 ): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffered = "";
   try {
-    while (true) {
-      const { value: chunk, done } = await reader.read();
-      if (done) break;
-      buffered += decoder.decode(chunk, { stream: true });
-      let newline: number;
-      while ((newline = buffered.indexOf("\n")) !== -1) {
-        const line = buffered.slice(0, newline).trimEnd();
-        buffered = buffered.slice(newline + 1);
-        if (line !== "") emit(line);
-      }
-      if (buffered.length > MAX_LINE_BYTES) buffered = buffered.slice(-MAX_LINE_BYTES);
+    for await (const read of readLines(stream, { maxLineBytes: MAX_LINE_BYTES, signal })) {
+      if (read.kind === "line") emit(read.text);
+      else if (read.kind === "oversize") emit(`${read.prefix}… (${read.bytes} bytes)`);
     }
   } catch {
     // the child is gone
   }
-  if (buffered.trim() !== "") emit(buffered.trim());
 }
 
 function withTimeout(promise: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn> {

@@ -1,4 +1,5 @@
 import {
+  type ByteSource,
   compareCodePoints,
   errorMessage,
   joinPath,
@@ -20,7 +21,7 @@ export interface IngestSource {
   /** How reports name it (default `path`): the path as the user wrote it. */
   name?: string;
   /** The bytes to read instead of `path` (standard input). */
-  stream?: ReadableStream<Uint8Array>;
+  stream?: ReadableStream<Uint8Array> | ByteSource;
 }
 
 /** Running totals, reported after each batch. */
@@ -103,7 +104,7 @@ export async function ingestSources(
 
 interface InputFile {
   name: string;
-  open(): Promise<ReadableStream<Uint8Array>>;
+  open(): Promise<ReadableStream<Uint8Array> | ByteSource>;
 }
 
 /** The files behind the sources, in order; a folder gives its `*.jsonl` files sorted. */
