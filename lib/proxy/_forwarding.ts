@@ -12,6 +12,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
 import type { RequestId, Server, ServerCapabilities } from "@modelcontextprotocol/server";
+import type { UpstreamRelay } from "./_fast_calls.ts";
 
 /** How long a request of the upstream may wait on the client (a person may be answering). */
 export const CLIENT_REQUEST_TIMEOUT_MS = 10 * 60_000;
@@ -40,13 +41,40 @@ export class UpstreamLink {
   readonly shared: boolean;
   /** The upstream connection, once connected. */
   client!: Client;
+  /** The fast path's side of that connection. */
+  relay!: UpstreamRelay;
+  /** Settles when the first session joins, or the link ends before one does. */
+  readonly #joined = Promise.withResolvers<void>();
 
   constructor(shared: boolean) {
     this.shared = shared;
   }
 
-  /** The session a request or message of the upstream belongs to, if one can be told. */
-  route(): LinkedSession | undefined {
+  join(session: LinkedSession): void {
+    this.sessions.add(session);
+    this.#joined.resolve();
+  }
+
+  leave(session: LinkedSession): void {
+    this.sessions.delete(session);
+    this.#joined.resolve();
+  }
+
+  /**
+   * The session a request or message of the upstream belongs to, if one can be told. An
+   * upstream of its own may ask before its session has joined (as soon as it is told the
+   * client is ready): that waits for the session.
+   */
+  async route(): Promise<LinkedSession | undefined> {
+    if (!this.shared) {
+      if (this.sessions.size === 0) await this.#joined.promise;
+      return this.sessions.values().next().value;
+    }
+    return this.routeNow();
+  }
+
+  /** {@linkcode route} without waiting. */
+  routeNow(): LinkedSession | undefined {
     if (!this.shared) return this.sessions.values().next().value;
     let found: LinkedSession | undefined;
     for (const session of this.sessions) {
@@ -79,7 +107,7 @@ export function answerUpstreamRequests(
   for (const [method, capability] of CLIENT_METHODS) {
     if (!declared[capability]) continue;
     client.setRequestHandler(method as "roots/list", async (request, ctx) => {
-      const session = link.route();
+      const session = await link.route();
       if (!session) {
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,
@@ -199,7 +227,7 @@ export function passNotificationsDown(
   for (const method of BROADCAST) upstream.setNotificationHandler(method, toAll);
   for (const method of ROUTED) {
     upstream.setNotificationHandler(method, (notification) => {
-      const session = link.route();
+      const session = link.routeNow();
       if (!session) return toAll(notification);
       session.server.notification(notification, {
         relatedRequestId: [...session.inFlight].at(-1),

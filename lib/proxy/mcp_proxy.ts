@@ -55,6 +55,7 @@ import {
 } from "./_forwarding.ts";
 import { DrainingStdioServerTransport } from "./_stdio_transport.ts";
 import { declaredCapabilities, declaredInRequest, HeldTransport } from "./_held_transport.ts";
+import { type FastCallsOptions, FastCallTransport, UpstreamRelay } from "./_fast_calls.ts";
 
 export interface McpProxyOptions {
   upstream: UpstreamTarget;
@@ -193,6 +194,7 @@ class UpstreamPool {
       stderrLine: (line) => this.#options.report(`${name}: ${line}`),
     });
     link.client = client;
+    link.relay = new UpstreamRelay(client);
     passNotificationsDown(link, client, async () => {
       for (const session of link.sessions) await session.toolsChanged();
     });
@@ -254,14 +256,22 @@ async function openProxySession(
     },
   };
   serveTools(server, session, state);
+  server.fastCalls = {
+    state,
+    session,
+    relay: link.relay,
+    maxInFlight: MAX_CALLS_IN_FLIGHT,
+    // The 2026-era protocol is served per request by the SDK: it keeps its own path.
+    legacy: () => (server.getNegotiatedProtocolVersion() ?? "9999") < "2026",
+  };
   forwardRequests(session, upstream, server.capabilities);
   passNotificationsUp(session, upstream);
   server.oninitialized = () => ready.resolve();
-  link.sessions.add(session);
+  link.join(session);
   let ended: Promise<void> | undefined;
   server.releaseUpstream = () => {
     ended ??= (async () => {
-      link.sessions.delete(session);
+      link.leave(session);
       ready.resolve();
       await release();
     })();
@@ -359,6 +369,8 @@ export async function refreshComposites(
 class SessionServer extends Server {
   readonly capabilities: ServerCapabilities;
   releaseUpstream: () => Promise<void> = () => Promise.resolve();
+  /** Forwarded tool calls skip the SDK's request machinery (see `_fast_calls.ts`). */
+  fastCalls?: FastCallsOptions;
 
   constructor(upstream: Client, capabilities: ServerCapabilities) {
     super(upstream.getServerVersion() ?? { name: "syn-mcp-proxy", version: VERSION }, {
@@ -366,6 +378,12 @@ class SessionServer extends Server {
       instructions: upstream.getInstructions(),
     });
     this.capabilities = capabilities;
+  }
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(
+      this.fastCalls ? new FastCallTransport(transport, this.fastCalls) : transport,
+    );
   }
 
   override async close(): Promise<void> {
