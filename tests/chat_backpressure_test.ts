@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { MAX_BUFFERED_BYTES } from "../lib/chat/mod.ts";
-import { gatewayFixture, rawWebSocket } from "./fakes/chat_gateway.ts";
+import { gatewayFixture, rawWebSocket, within } from "./fakes/chat_gateway.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 /** The close code of the first close frame in a stream of server frames, if any. */
 function closeCode(bytes: Uint8Array): number | undefined {
@@ -58,11 +59,9 @@ Deno.test({
     sender.message("tell me everything", "c0");
     // Not reading: the reply is still generated into the session's buffer. A client that
     // resumes sees it whole once it is done: megabytes of backlog, paced by its drain.
-    const deadline = Date.now() + 60_000;
-    while (!(await fixture.gateway.replyFinished("slow", "c0"))) {
-      assert.ok(Date.now() < deadline, "the reply never started");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(() => fixture.gateway.replyFinished("slow", "c0"), "the reply to finish", {
+      timeoutMs: 60_000,
+    });
     const back = await fixture.ws("/chat/kgent?session=slow");
     back.send({
       action: "resume",
@@ -76,31 +75,25 @@ Deno.test({
     await back.close();
     await sender.close();
     // Now read what the server sent: the connection ends (a 1013 close frame, or the
-    // connection dropped with its unsent backlog) long before every reply went out.
-    const chunks: Uint8Array[] = [];
-    let total = 0;
+    // connection dropped with its unsent backlog) long before every reply went out. Reading
+    // stops at the close frame, at the end, or when nothing comes for 5 s.
+    let bytes = new Uint8Array(0);
     let ended = false;
     const buffer = new Uint8Array(1 << 20);
-    while (true) {
-      const read = await Promise.race([
-        conn.read(buffer),
-        new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 5000)),
-      ]);
-      if (read === "waiting") break;
+    while (closeCode(bytes) === undefined) {
+      const read = await within(conn.read(buffer), 5000);
+      if (read === "timeout") break;
       if (read === null) {
         ended = true;
         break;
       }
-      chunks.push(buffer.slice(0, read));
-      total += read;
+      const grown = new Uint8Array(bytes.length + read);
+      grown.set(bytes);
+      grown.set(buffer.subarray(0, read), bytes.length);
+      bytes = grown;
     }
     conn.close();
-    const bytes = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
+    const total = bytes.length;
     const code = closeCode(bytes);
     assert.equal(fixture.gateway.slowReadersClosed, 1, "the gateway closed the slow reader");
     // The close frame waits behind the unsent backlog; Deno may end the connection first

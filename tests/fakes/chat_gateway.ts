@@ -25,12 +25,16 @@ export class TestSocket {
   readonly events: WireEvent[] = [];
   readonly socket: WebSocket;
   #waiters: (() => void)[] = [];
+  /** Correlation ids whose `done` arrived: `done()` looks here, not through every event. */
+  #done = new Set<string>();
   closed: Promise<void>;
 
   private constructor(url: string, headers?: Record<string, string>) {
     this.socket = headers ? new WebSocket(url, { headers }) : new WebSocket(url);
     this.socket.onmessage = (message) => {
-      this.events.push(JSON.parse(message.data));
+      const event: WireEvent = JSON.parse(message.data);
+      this.events.push(event);
+      if (event.event_type === "done") this.#done.add(String(event.payload.correlation_id));
       for (const wake of this.#waiters.splice(0)) wake();
     };
     this.closed = new Promise((resolve) => (this.socket.onclose = () => resolve()));
@@ -86,7 +90,7 @@ export class TestSocket {
   /** Waits for the `done` of a correlation id. */
   done(correlationId: string, ms?: number): Promise<void> {
     return this.until(
-      () => this.of(correlationId).some((event) => event.event_type === "done"),
+      () => this.#done.has(correlationId),
       `done of ${correlationId}`,
       ms,
     );
