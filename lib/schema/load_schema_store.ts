@@ -1,18 +1,7 @@
-import type { LoadSchemaStoreOptions } from "./_schema_store.ts";
+import { buildStore, type LoadSchemaStoreOptions } from "./_schema_store.ts";
 import type { SchemaStore } from "./types.ts";
 
 export type { LoadSchemaStoreOptions };
-
-/**
- * The store's code (`_schema_store.ts`), loaded when a store is first asked for: a start
- * that loads this layer only to check tool arguments (`compileJsonSchema`) never evaluates
- * it. A computed specifier: `deno run` reads and resolves the graph of every literal
- * `import()` before the program starts, taken or not; `deno compile` embeds the file by
- * name (`scripts/compile_options.ts`).
- */
-function importStore(): Promise<typeof import("./_schema_store.ts")> {
-  return import(new URL("./_schema_store.ts", import.meta.url).href);
-}
 
 /** The all-embedded stores, one per way of reading examples. */
 const embeddedStores = new Map<boolean, Promise<SchemaStore>>();
@@ -30,12 +19,10 @@ export function loadSchemaStore(options: LoadSchemaStoreOptions = {}): Promise<S
     const onFirstUse = options.examplesOnFirstUse === true;
     let store = embeddedStores.get(onFirstUse);
     if (!store) {
-      store = importStore().then(({ buildStore }) =>
-        buildStore({ examplesOnFirstUse: onFirstUse })
-      );
+      store = buildStore({ examplesOnFirstUse: onFirstUse });
       embeddedStores.set(onFirstUse, store);
     }
     return store;
   }
-  return importStore().then(({ buildStore }) => buildStore(options));
+  return buildStore(options);
 }
