@@ -1,7 +1,7 @@
 /**
- * `http.get`'s run (its descriptor, `HTTP_GET`, is in `http_get.ts`; this module loads at the
- * first call): the URL and every redirect hop checked against the session's grants and
- * the addresses it resolves to, the fetch done by the sandbox, 2xx answers cached.
+ * `http.get`'s run (its descriptor, `HTTP_GET`, is in `http_get.ts`): the URL and every
+ * redirect hop checked against the session's grants and the addresses it resolves to, the
+ * fetch done by the sandbox, 2xx answers cached.
  */
 import { VERSION } from "../core/mod.ts";
 import { checkAddresses, checkUrl, hostOf, netDecision } from "./_url_policy.ts";

@@ -1,8 +1,7 @@
 /**
- * `shell.exec`'s run (its descriptor, `SHELL_EXEC`, is in `shell_exec.ts`, loaded with every
- * session; this module loads at the first call that starts a program): the command split
- * into argv, the program and its arguments checked, then spawned by the sandbox, inside
- * bubblewrap where the session uses it.
+ * `shell.exec`'s run (its descriptor, `SHELL_EXEC`, is in `shell_exec.ts`): the command
+ * split into argv, the program and its arguments checked, then spawned by the sandbox,
+ * inside bubblewrap where the session uses it.
  */
 import { checkArguments, resolveProgram } from "./_argv_policy.ts";
 import { splitShellWords } from "./_split_command.ts";
@@ -32,8 +31,7 @@ function policyBubblewrap(policy: ToolPolicy): Promise<string | undefined> {
 }
 
 /**
- * The executables the sandbox worker may start (see `shellRunPermissions` in
- * `shell_exec.ts`): bwrap, the allowlist where the user opted in to run without it, or none.
+ * The executables the sandbox worker may start (`shell_exec.ts` exports it): bwrap, the allowlist where the user opted in to run without it, or none.
  */
 export async function shellRunPermissions(policy: ToolPolicy): Promise<string[]> {
   const bwrap = await policyBubblewrap(policy);

@@ -1,7 +1,7 @@
 /**
  * What `shell.exec` may start and what it keeps: the default allowlist, the programs
  * refused even when allowlisted, and its bounds. Data only, shared by the tool's
- * descriptor (`shell_exec.ts`) and its checks and run (loaded at its first call).
+ * descriptor (`shell_exec.ts`) and its checks and run (`_shell_exec_run.ts`).
  */
 
 /** The programs `shell.exec` may start by default (the issue's list). */

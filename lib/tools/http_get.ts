@@ -1,21 +1,14 @@
+import { runHttpGet } from "./_http_get_run.ts";
 import type { ToolDescriptor } from "./tool_descriptor.ts";
 
 const HTTP_TIMEOUT_MS = 30_000;
 
 /**
- * `http.get`'s run loads at its first call, through a computed specifier (see
- * `shell_exec.ts`); `deno compile` embeds it by name (`scripts/compile_options.ts`).
- */
-function importHttpGetRun(): Promise<typeof import("./_http_get_run.ts")> {
-  return import(new URL("./_http_get_run.ts", import.meta.url).href);
-}
-
-/**
  * `http.get {url, use_cache=true}` (Spectator §4): refused unless a capability allows the
  * host; a cached answer is still refused without the grant; redirects are followed by
  * hand, each hop checked from scratch; any status is `ok: true` with it (a 404 is an
- * answer), only 2xx answers are cached. Its run (`_http_get_run.ts`) loads at its first
- * call.
+ * answer), only 2xx answers are cached. Its run is in
+ * `_http_get_run.ts`.
  */
 export const HTTP_GET: ToolDescriptor = {
   name: "http.get",
@@ -34,7 +27,5 @@ export const HTTP_GET: ToolDescriptor = {
   effects: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   startsPrograms: false,
   timeoutMs: () => HTTP_TIMEOUT_MS,
-  async run(args, context) {
-    return (await importHttpGetRun()).runHttpGet(args, context);
-  },
+  run: runHttpGet,
 };
