@@ -172,43 +172,27 @@ const TOOLS_READ_ROOTS = [
   "lib/schema/_generated/precompiled_tool_schemas.js",
 ];
 
-Deno.test("tools run loads no node: built-in and no npm package before a call needs one, and its sandbox worker none at all", async () => {
+Deno.test("tools run loads no node: built-in but node:sqlite and no npm package before a call needs one, and its sandbox worker none at all", async () => {
   // The worker is a new isolate: a node: import there pays Node's layer again, per sandbox.
-  // http.get's cache (node:sqlite) and writes (node:fs) load when a call needs them, by
-  // computed specifiers; the name lookup (node:dns), by a literal import() (not followed here).
-  assert.deepEqual(external(reachable(graph, TOOLS_READ_ROOTS, false)), []);
+  // http.get's cache loads node:sqlite with the tools (about 1 ms, docs/performance.md);
+  // writes (node:fs) load when a call needs them, by a computed specifier; the name lookup
+  // (node:dns), by a literal import() (not followed here).
+  assert.deepEqual(external(reachable(graph, TOOLS_READ_ROOTS, false)), ["node:sqlite"]);
   const worker = await moduleGraphOf("lib/tools/_sandbox_worker.ts");
   assert.deepEqual(worker.modules.map((module) => module.specifier), [
     new URL("lib/tools/_sandbox_worker.ts", root).href,
   ]);
 });
 
-/**
- * The tools' implementations a call loads when it needs them, by computed specifiers, with
- * what only they import: `shell.exec`'s run, argv checks and option tables, bubblewrap,
- * `http.get`'s run, the http cache (SQLite) and writes through descriptors.
- */
-const TOOL_IMPLEMENTATIONS =
-  /\/lib\/tools\/(_shell_exec_run|_argv_policy|_option_tables|_split_command|bubblewrap|_http_get_run|sqlite_http_cache|_write_inside)\.ts$/;
-
-Deno.test("tools run fs.read_text loads no shell.exec, http.get, http cache or write code", async () => {
-  // Literal import() edges are followed: deno run reads and resolves those graphs too. (The
-  // composite modules do load: lib/tools/mod.ts exports their functions synchronously.)
+Deno.test("tools run fs.read_text loads no write code (node:fs) until a call writes", async () => {
+  // Literal import() edges are followed: deno run reads and resolves those graphs too.
+  const write = /\/lib\/tools\/_write_inside\.ts$|^node:fs$/;
   const modules = [...reachable(graph, TOOLS_READ_ROOTS, true)];
-  assert.deepEqual(modules.filter((specifier) => TOOL_IMPLEMENTATIONS.test(specifier)), []);
-  // …and the check sees that code where a call does load it.
-  const late = ["lib/tools/_shell_exec_run.ts", "lib/tools/_http_get_run.ts"];
-  const loaded = [...reachable(await moduleGraph(late), late, false)]
-    .filter((specifier) => TOOL_IMPLEMENTATIONS.test(specifier))
-    .map((specifier) => specifier.slice(specifier.lastIndexOf("/") + 1)).sort();
-  assert.deepEqual(loaded, [
-    "_argv_policy.ts",
-    "_http_get_run.ts",
-    "_option_tables.ts",
-    "_shell_exec_run.ts",
-    "_split_command.ts",
-    "bubblewrap.ts",
-  ]);
+  assert.deepEqual(modules.filter((specifier) => write.test(specifier)), []);
+  // …and the check sees that code where a write does load it.
+  const late = ["lib/tools/_write_inside.ts"];
+  const loaded = [...reachable(await moduleGraph(late), late, false)];
+  assert.deepEqual(loaded.filter((specifier) => write.test(specifier)).length, 2);
 });
 
 Deno.test("the graph Deno resolves before validate, diff, mcp-serve or generate runs holds no npm package", () => {
