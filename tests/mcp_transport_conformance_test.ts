@@ -4,11 +4,9 @@
  * `LABS_SOCKET_TESTS`, see `fakes/socket_tests.ts`).
  */
 import assert from "node:assert/strict";
-import { loadClientSide } from "../lib/mcp/mod.ts";
+import { validatorClientFromConnection } from "../lib/mcp/mod.ts";
 import { SOCKET_TESTS } from "./fakes/socket_tests.ts";
 import { startHarness, type TransportName } from "./mcp_channels.ts";
-
-const { validatorClientFromConnection } = await loadClientSide();
 
 const TRANSPORTS: TransportName[] = ["memory", "stdio", "tcp", "socket"];
 const MIB = 1024 * 1024;

@@ -119,29 +119,6 @@ Deno.test("generate starts its validator child before it loads the validator ser
   assert.ok(loaded.some((specifier) => specifier.endsWith("/lib/mcp/validator_service.ts")));
 });
 
-/** The validator client's code: the client half of lib/mcp, and the JSON-RPC client under it. */
-const CLIENT = /\/lib\/mcp\/validator_client\.ts$|\/lib\/rpc\//;
-
-Deno.test("generate starts its validator child before it loads the validator client's code", async () => {
-  // connectValidator spawns a stdio child first, then loads the client half through
-  // loadClientSide(), by a computed specifier.
-  const modules = [...reachable(graph, ["main.ts", "lib/cli/generate.ts"], true)];
-  assert.deepEqual(modules.filter((specifier) => CLIENT.test(specifier)), []);
-  // …and the check sees that code where the client half is loaded.
-  const half = ["lib/mcp/validator_client.ts"];
-  const loaded = [...reachable(await moduleGraph(half), half, false)];
-  assert.ok(loaded.some((specifier) => specifier.endsWith("/lib/rpc/rpc_client.ts")));
-});
-
-Deno.test("the validator child (mcp-serve) loads no validator client", async () => {
-  // The issue's "the validator child loads only what mcp-serve needs": the server half and
-  // the schema store, not the client every generate uses to reach it.
-  const files = ["lib/cli/mcp_serve.ts", "lib/mcp/_server_side.ts", "lib/schema/_schema_store.ts"];
-  const modules = [...reachable(await moduleGraph(files), ["main.ts", ...files], true)];
-  assert.deepEqual(modules.filter((specifier) => specifier.endsWith("/validator_client.ts")), []);
-  assert.ok(modules.some((specifier) => specifier.endsWith("/lib/mcp/validator_service.ts")));
-});
-
 Deno.test("a deterministic generate loads no model code: lib/llm loads when a provider engine is asked for", () => {
   const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
   const modules = [...reachable(graph, roots, true)];

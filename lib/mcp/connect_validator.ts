@@ -1,6 +1,10 @@
 import { errorMessage, SECRET_VARIABLE_NAMES } from "../core/mod.ts";
-import { loadClientSide } from "./client_side.ts";
-import type { ValidatorClient } from "./validator_client.ts";
+import {
+  childValidatorClient,
+  connectOverNetwork,
+  deadClient,
+  type ValidatorClient,
+} from "./validator_client.ts";
 import {
   resolveValidatorTarget,
   type ValidatorConfig,
@@ -28,9 +32,8 @@ export interface ConnectValidatorOptions {
  * Connects to the validator service chosen by the environment (see
  * {@linkcode resolveValidatorTarget}). Throws only for a configuration error; a server
  * that cannot be reached gives a client whose every call answers
- * `{ ok: false, reason: "transport_error", detail }`. A stdio child is started before the
- * client's code loads (`loadClientSide`): its start is what a one-shot `generate` waits
- * for, and the two then load side by side.
+ * `{ ok: false, reason: "transport_error", detail }`. A stdio child's start is what a
+ * one-shot `generate` waits for.
  */
 export async function connectValidator(options: ConnectValidatorOptions): Promise<ValidatorClient> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -40,25 +43,16 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
     options.warn ?? (() => {}),
   );
   if (target.transport !== "stdio") {
-    return (await loadClientSide()).connectOverNetwork(target, timeoutMs);
+    return await connectOverNetwork(target, timeoutMs);
   }
   let child: Deno.ChildProcess;
   try {
     child = spawnValidatorProcess(target, options.config, options.warn !== undefined);
   } catch (error) {
     const detail = `cannot start ${target.command[0]}: ${errorMessage(error)}`;
-    return (await loadClientSide()).deadClient("stdio", detail);
+    return deadClient("stdio", detail);
   }
-  const client = await loadClientSide().catch((error: unknown) => {
-    // No client will ever end the child's input: it is stopped here.
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already exited
-    }
-    throw error;
-  });
-  return client.childValidatorClient(child, {
+  return childValidatorClient(child, {
     warn: options.warn,
     timeoutMs,
     closeGraceMs: options.closeGraceMs,

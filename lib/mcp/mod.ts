@@ -6,8 +6,7 @@
  * HTTP, and the client `generate` uses. `serveToolsStdio` and `serveToolsHttp` serve syn's
  * sandboxed tools (a `ToolSession`) as an MCP server instead, on the same transports. The
  * servers are reached through `loadServerSide()`, which loads them at first use: a client
- * never evaluates them. Likewise the client's code loads through `loadClientSide()` (which
- * `connectValidator` calls): a server never evaluates it.
+ * never evaluates them.
  *
  * ```ts
  * import { loadConfig } from "../core/mod.ts";
@@ -27,10 +26,12 @@ export {
   type ValidatorConfig,
   type ValidatorTarget,
 } from "./validator_target.ts";
-// The client half loads at first use (`loadClientSide`, which `connectValidator` calls once
-// a stdio child is started); only its types are named here.
-export { type ClientSide, loadClientSide } from "./client_side.ts";
-export type { ValidatorClient, ValidatorTransport, ValidatorVerdict } from "./validator_client.ts";
+export {
+  type ValidatorClient,
+  validatorClientFromConnection,
+  type ValidatorTransport,
+  type ValidatorVerdict,
+} from "./validator_client.ts";
 export {
   countCalls,
   type CountedValidator,

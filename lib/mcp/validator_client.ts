@@ -1,6 +1,6 @@
 /**
- * The client half of this layer (loaded through `loadClientSide`): a validator client over
- * a connection, a child's pipes or a socket.
+ * The client half of this layer: a validator client over a connection, a child's pipes or
+ * a socket.
  */
 import { errorMessage, isRecord, readLines, startTimer } from "../core/mod.ts";
 import {
