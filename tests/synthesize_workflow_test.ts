@@ -239,7 +239,10 @@ Deno.test("run and validate: usage errors exit 2", async () => {
     for (
       const [args, pattern] of [
         [["run", "a>b"], /no mined chain a>b/],
-        [["run", "--engine", "bogus"], /--engine takes deterministic, openai, anthropic, gemini/],
+        [
+          ["run", "--engine", "bogus"],
+          /--engine: the engine is one of deterministic, openai, anthropic, gemini/,
+        ],
         [["validate"], /name the tool to validate/],
         [["validate", "nope"], /no synthesized tool nope/],
       ] as [string[], RegExp][]

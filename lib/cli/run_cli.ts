@@ -1,5 +1,6 @@
-import { errorMessage, SynError, UsageError, VERSION } from "../core/mod.ts";
+import { errorMessage, SynError, VERSION } from "../core/mod.ts";
 import { closestName } from "./_closest_name.ts";
+import { usageText } from "./_usage_text.ts";
 import { type CliIo, type Command, EXIT } from "./io.ts";
 
 function mainHelp(commands: readonly Command[]): string {
@@ -34,11 +35,13 @@ const BAD_INPUT_CODES: ReadonlySet<string> = new Set([
   "validator_config", // MCP_ENDPOINT and its companions
   "schema_invalid", // SYN_SCHEMAS_DIR
   "invalid_root", // --root
+  "invalid_tool", // a synthesized tool syn cannot execute
 ]);
 
 /**
  * Runs `syn` with its arguments. Maps errors to exit codes in one place: a
- * `UsageError` → 2 with a one-line hint; input the user named that cannot be read or
+ * `UsageError`, or a capability's error that means the same (`usageText`: a bad setting
+ * is worded with its flag) → 2 with a one-line hint; input the user named that cannot be read or
  * parsed, or a configuration that cannot work (`BAD_INPUT_CODES`) → 2 with its message; every other
  * failure of the job (a provider or network failure, a synthesis error, …) → 1 with the
  * message, never a stack.
@@ -81,8 +84,9 @@ export async function runCli(
   try {
     return await module.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      await io.stderr(`syn ${command.name}: ${error.message}; see 'syn ${command.name} --help'\n`);
+    const usage = usageText(error);
+    if (usage !== undefined) {
+      await io.stderr(`syn ${command.name}: ${usage}; see 'syn ${command.name} --help'\n`);
       return EXIT.usage;
     }
     if (error instanceof SynError) {

@@ -38,6 +38,17 @@ const commands: Command[] = [
           }
           if (args[0] === "synthesis") throw new SynthesisError("the answer has no steps", []);
           if (args[0] === "usage") throw new UsageError("explode: KIND is required");
+          if (args[0] === "option") {
+            throw new SynError("invalid_option", "the engine is one of a, b: c", {
+              option: "engine",
+              value: "c",
+            });
+          }
+          if (args[0] === "options") {
+            throw new SynError("invalid_option", "strict and relaxed exclude each other", {
+              options: ["strict", "relaxed"],
+            });
+          }
           throw new Error("boom");
         },
       }),
@@ -116,6 +127,15 @@ Deno.test("runCli() maps errors to exit codes without stacks", async () => {
   const usage = fakeIo();
   assert.equal(await runCli(["explode", "usage"], usage, commands), 2);
   assert.match(usage.err(), /KIND is required; see 'syn explode --help'/);
+  const option = fakeIo();
+  assert.equal(await runCli(["explode", "option"], option, commands), 2);
+  assert.equal(
+    option.err(),
+    "syn explode: --engine: the engine is one of a, b: c; see 'syn explode --help'\n",
+  );
+  const options = fakeIo();
+  assert.equal(await runCli(["explode", "options"], options, commands), 2);
+  assert.match(options.err(), /^syn explode: --strict, --relaxed: strict and relaxed exclude/);
   const provider = fakeIo();
   assert.equal(await runCli(["explode", "provider"], provider, commands), 1);
   assert.match(provider.err(), /^syn explode: Provider request failed with rate_limited/);

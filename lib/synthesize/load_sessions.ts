@@ -1,10 +1,10 @@
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import type { EventStore, SessionEvents } from "./event_store.ts";
 
 /** What to do when the store holds no session. */
 export interface LoadSessionsOptions {
   /**
-   * Refuse an empty store: a `UsageError` "no events in <store>: <hint>". Without it, an
+   * Refuse an empty store: a `SynError` `no_events`, "no events in <store>: <hint>". Without it, an
    * empty store gives `[]`.
    */
   refuseEmpty?: { hint: string };
@@ -21,7 +21,9 @@ export async function loadSessions(
   const sessions: SessionEvents[] = [];
   for await (const session of store.scanSessions()) sessions.push(session);
   if (!sessions.length && options.refuseEmpty) {
-    throw new UsageError(`no events in ${store.location}: ${options.refuseEmpty.hint}`);
+    throw new SynError("no_events", `no events in ${store.location}: ${options.refuseEmpty.hint}`, {
+      location: store.location,
+    });
   }
   return sessions;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { MemoryEventStore } from "../../tests/fakes/memory_event_store.ts";
 import { memoryStoreWith, searchFetchSessions } from "../../tests/fakes/synthesis_corpus.ts";
 import { INGEST_FIRST, loadSessions } from "./load_sessions.ts";
@@ -16,8 +16,10 @@ Deno.test("loadSessions() gives [] for an empty store unless told to refuse it",
   assert.deepEqual(await loadSessions(store), []);
   await assert.rejects(
     loadSessions(store, { refuseEmpty: { hint: INGEST_FIRST } }),
-    new UsageError(
+    new SynError(
+      "no_events",
       "no events in sqlite /state/events.sqlite: run 'syn synthesize ingest' first",
+      { location: "sqlite /state/events.sqlite" },
     ),
   );
 });

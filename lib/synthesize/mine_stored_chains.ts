@@ -14,7 +14,7 @@ export interface StoredChains {
   chains: MinedChain[];
 }
 
-/** Mines every stored session; an empty store is refused (`UsageError`). */
+/** Mines every stored session; an empty store is refused (`SynError` `no_events`). */
 export async function mineStoredChains(
   store: EventStore,
   options: MineOptions = {},

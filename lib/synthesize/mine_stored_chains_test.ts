@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { MemoryEventStore } from "../../tests/fakes/memory_event_store.ts";
 import { memoryStoreWith, searchFetchSessions } from "../../tests/fakes/synthesis_corpus.ts";
 import { mineStoredChains } from "./mine_stored_chains.ts";
@@ -24,6 +24,8 @@ Deno.test("mineStoredChains() refuses an empty store with the next step", async 
   await using store = new MemoryEventStore();
   await assert.rejects(
     mineStoredChains(store),
-    new UsageError("no events in memory: run 'syn synthesize ingest' first"),
+    new SynError("no_events", "no events in memory: run 'syn synthesize ingest' first", {
+      location: "memory",
+    }),
   );
 });

@@ -1,4 +1,4 @@
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import type { EventStore } from "./event_store.ts";
 import { INGEST_FIRST, loadSessions } from "./load_sessions.ts";
 import { mineChains, type MinedChain } from "./mine_chains.ts";
@@ -37,7 +37,7 @@ export interface SynthesisRun {
 /**
  * Mines the stored sessions, picks the chains, writes a composite for each through the
  * engine and stores it as DRAFT in the registry. An empty store, or a named chain that
- * mining does not find, is a `UsageError`.
+ * mining does not find, is a `SynError` `not_found`.
  */
 export async function runSynthesis(
   store: EventStore,
@@ -68,7 +68,11 @@ function pickChains(chains: MinedChain[], named: string | undefined, top: number
   if (named === undefined) return long.slice(0, top);
   const found = long.find((chain) => chain.chain === named);
   if (!found) {
-    throw new UsageError(`no mined chain ${named} (see 'syn synthesize mine'; tools joined by >)`);
+    throw new SynError(
+      "not_found",
+      `no mined chain ${named} (see 'syn synthesize mine'; tools joined by >)`,
+      { chain: named },
+    );
   }
   return [found];
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { MemoryEventStore } from "../../tests/fakes/memory_event_store.ts";
 import {
   memoryStoreWith,
@@ -86,14 +86,16 @@ Deno.test("runSynthesis() refuses a chain mining does not find, and an empty sto
   await using store = await memoryStoreWith(searchFetchSessions(2));
   await assert.rejects(
     runSynthesis(store, registry, { engine, chain: "kb.fetch>kb.search" }),
-    new UsageError(
+    new SynError(
+      "not_found",
       "no mined chain kb.fetch>kb.search (see 'syn synthesize mine'; tools joined by >)",
+      { chain: "kb.fetch>kb.search" },
     ),
   );
   await using empty = new MemoryEventStore();
   await assert.rejects(
     runSynthesis(empty, registry, { engine, emptyHint: "give --ingest FILE" }),
-    new UsageError("no events in memory: give --ingest FILE"),
+    new SynError("no_events", "no events in memory: give --ingest FILE", { location: "memory" }),
   );
   assert.deepEqual(await registry.list(), []);
 });

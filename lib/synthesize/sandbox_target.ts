@@ -3,7 +3,7 @@
  * root, so validating a composite never writes into the user's folder — the original calls
  * run in one copy, the composite in another, and both copies are removed afterwards.
  */
-import { joinPath, UsageError } from "../core/mod.ts";
+import { joinPath, SynError } from "../core/mod.ts";
 import { baselineRegistry, compositeProblems, outputSummary, ToolSession } from "../tools/mod.ts";
 import type { FreshWorlds } from "./fresh_execution.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
@@ -22,7 +22,8 @@ export const MAX_COPIED_BYTES = 256 * 1024 * 1024;
 
 /**
  * Copies the regular files and folders of `from` into `to` (links are not followed and not
- * copied). Throws `UsageError` when the root is larger than the caps.
+ * copied). Throws an `invalid_option` error on the `root` setting when the root is larger
+ * than the caps.
  */
 export async function copyTree(from: string, to: string): Promise<void> {
   const budget = { files: MAX_COPIED_FILES, bytes: MAX_COPIED_BYTES };
@@ -40,9 +41,11 @@ export async function copyTree(from: string, to: string): Promise<void> {
         budget.files--;
         budget.bytes -= size;
         if (budget.files < 0 || budget.bytes < 0) {
-          throw new UsageError(
+          throw new SynError(
+            "invalid_option",
             `${from} holds more than ${MAX_COPIED_FILES} files or ${MAX_COPIED_BYTES} bytes: ` +
-              "too large to copy for validation (give a smaller --root)",
+              "too large to copy for validation; give a smaller root",
+            { option: "root", value: from },
           );
         }
         await Deno.copyFile(sourcePath, targetPath);
@@ -54,7 +57,7 @@ export async function copyTree(from: string, to: string): Promise<void> {
 /**
  * Fresh worlds for a — not yet promoted — composite of syn's own tools: each world is a new
  * tool session rooted in a new copy of `root`. A step that names a tool syn does not have,
- * or a condition that does not parse, is a `UsageError`.
+ * or a condition that does not parse, is a `SynError` `invalid_tool`.
  */
 export async function openSandboxWorlds(
   tool: SynthesizedTool,
@@ -63,7 +66,10 @@ export async function openSandboxWorlds(
   const tools = await baselineRegistry();
   const problems = compositeProblems(tool, (name) => tools.get(name) !== undefined);
   if (problems.length) {
-    throw new UsageError(`cannot execute ${tool.tool_id}: ${problems.join("; ")}`);
+    throw new SynError("invalid_tool", `cannot execute ${tool.tool_id}: ${problems.join("; ")}`, {
+      tool_id: tool.tool_id,
+      problems,
+    });
   }
   const root = await Deno.realPath(options.root);
   return {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { openSandboxWorlds } from "./sandbox_target.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
 
@@ -24,7 +24,7 @@ Deno.test("openSandboxWorlds() refuses a composite with a step syn has no tool f
   await assert.rejects(
     openSandboxWorlds(tool(["fs.list_dir", "kb.search"]), { root: "." }),
     (error) =>
-      error instanceof UsageError &&
+      error instanceof SynError && error.code === "invalid_tool" &&
       error.message.startsWith("cannot execute fs.list_dir-then-kb.search: ") &&
       error.message.includes("kb.search"),
   );

@@ -2,13 +2,7 @@
  * Who writes a composite tool: the offline synthesizer, or a language model through
  * `lib/llm`, with the synthesis config's `llm` keys (timeout, retries, backoff) applied.
  */
-import {
-  type BackoffOptions,
-  errorMessage,
-  loadConfig,
-  type SynConfig,
-  UsageError,
-} from "../core/mod.ts";
+import { type BackoffOptions, loadConfig, type SynConfig, SynError } from "../core/mod.ts";
 import {
   createLanguageModel,
   type LanguageModel,
@@ -54,7 +48,8 @@ export interface SynthesisEngineOptions {
 /**
  * The engine `name` names. A provider runs in mock mode (its canned answer is the offline
  * synthesizer's tool) unless LABS_EXTERNAL_LIVE=1 and its key are set. An unknown name or
- * a provider setting that does not resolve is a `UsageError`. No name: the engine the
+ * a provider setting that does not resolve is a `SynError` (`invalid_option` on the
+ * `engine` setting, or the provider's `config_error`). No name: the engine the
  * config's `llm_model` implies (`defaultSynthesisEngine`: offline unless live).
  */
 export function synthesisEngine(
@@ -73,8 +68,10 @@ export function synthesisEngine(
     };
   }
   if (!(PROVIDERS as readonly string[]).includes(name)) {
-    throw new UsageError(
-      `--engine takes deterministic, ${PROVIDERS.join(", ")}: ${name}`,
+    throw new SynError(
+      "invalid_option",
+      `the engine is one of deterministic, ${PROVIDERS.join(", ")}: ${name}`,
+      { option: "engine", value: name },
     );
   }
   // llm_model is the model when it is this provider's; `retry_on` limits the retries.
@@ -118,14 +115,7 @@ async function writeOffline(
 
 function providerConfig(name: ProviderName, options: SynthesisEngineOptions): ModelConfig {
   const flags = { model: options.model, endpoint: options.endpoint };
-  try {
-    return resolveModelConfig(name, {
-      config: options.config ?? loadConfig(() => undefined),
-      flags,
-    });
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  return resolveModelConfig(name, { config: options.config ?? loadConfig(() => undefined), flags });
 }
 
 /** The spec's `llm` keys on a model config: per-request timeout and retries. */

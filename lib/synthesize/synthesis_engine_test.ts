@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadConfig, UsageError } from "../core/mod.ts";
+import { loadConfig, SynError } from "../core/mod.ts";
 import { type LanguageModelDeps, mockLanguageModel, type ModelConfig } from "../llm/mod.ts";
 import {
   memoryStoreWith,
@@ -31,8 +31,10 @@ Deno.test("synthesisEngine('deterministic') writes a tool that passes the five c
 Deno.test("synthesisEngine() refuses a name that is neither deterministic nor a provider", () => {
   assert.throws(
     () => synthesisEngine("llama", synthesizeConfig()),
-    new UsageError(
-      "--engine takes deterministic, openai, anthropic, gemini, openai-compatible: llama",
+    new SynError(
+      "invalid_option",
+      "the engine is one of deterministic, openai, anthropic, gemini, openai-compatible: llama",
+      { option: "engine", value: "llama" },
     ),
   );
 });
@@ -69,7 +71,9 @@ Deno.test("synthesisEngine() reads the provider's settings from the configuratio
   );
   assert.throws(
     () => synthesisEngine("openai", synthesizeConfig(), { config }),
-    (error) => error instanceof UsageError && /OPENAI_API_KEY is not set/.test(error.message),
+    (error) =>
+      error instanceof SynError && error.code === "config_error" &&
+      /OPENAI_API_KEY is not set/.test(error.message),
   );
   // Without a configuration, nothing is set: mock mode, no key needed.
   assert.equal(synthesisEngine("openai", synthesizeConfig()).name, "openai");

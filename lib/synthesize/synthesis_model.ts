@@ -4,7 +4,7 @@
  * the "Model identifier (determines provider)"; `retry_on` lists the HTTP statuses that
  * trigger a retry (default 429, 500, 502, 503).
  */
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { type ModelConfig, providerForModel } from "../llm/mod.ts";
 import type { SynthesizeConfig } from "./synthesize_config.ts";
 
@@ -12,7 +12,7 @@ import type { SynthesizeConfig } from "./synthesize_config.ts";
  * The engine when `--engine` is not given. Offline by default: without
  * `LABS_EXTERNAL_LIVE=1` a provider would only give its mock answer, which is the offline
  * synthesizer's tool, so that is the engine. Live, the provider `llm_model` names; a model
- * id that names none is a `UsageError` asking for `--engine`.
+ * id that names none is an `invalid_option` error on the `engine` setting.
  */
 export function defaultSynthesisEngine(
   config: SynthesizeConfig,
@@ -22,8 +22,10 @@ export function defaultSynthesisEngine(
   const model = config.synthesis.llm_model;
   const provider = providerForModel(model);
   if (provider) return provider;
-  throw new UsageError(
-    `llm_model names no provider (claude-*, gpt-*, o*, gemini-*): ${model}; name one with --engine (openai-compatible for a local server)`,
+  throw new SynError(
+    "invalid_option",
+    `llm_model names no provider (claude-*, gpt-*, o*, gemini-*): ${model}; name an engine (openai-compatible for a local server)`,
+    { option: "engine", value: model },
   );
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { MemoryEventStore } from "../../tests/fakes/memory_event_store.ts";
 import {
   memoryStoreWith,
@@ -59,6 +59,6 @@ Deno.test("synthesisPipeline() refuses an empty store with the hint it is given"
       config: synthesizeConfig(),
       emptyHint: "give --ingest FILE",
     }),
-    new UsageError("no events in memory: give --ingest FILE"),
+    new SynError("no_events", "no events in memory: give --ingest FILE", { location: "memory" }),
   );
 });

@@ -5,7 +5,7 @@ import {
   searchFetchSessions,
   synthesizeConfig,
 } from "../../tests/fakes/synthesis_corpus.ts";
-import { loadConfig, SynError, UsageError } from "../core/mod.ts";
+import { loadConfig, SynError } from "../core/mod.ts";
 import {
   createLanguageModel,
   type LanguageModelDeps,
@@ -159,7 +159,9 @@ Deno.test("llm_model picks the engine when none is named: offline unless live, t
   assert.equal(gpt.seen[0].model, "gpt-4o");
   assert.throws(
     () => built(undefined, { llm_model: "llama3.2" }, { live: true }),
-    (error) => error instanceof UsageError && /llm_model names no provider/.test(error.message),
+    (error) =>
+      error instanceof SynError && error.code === "invalid_option" &&
+      error.data.option === "engine" && /llm_model names no provider/.test(error.message),
   );
 });
 
