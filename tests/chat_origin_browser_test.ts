@@ -82,8 +82,6 @@ function tryChatSocket(target: string): Promise<Attempt> {
 Deno.test({
   name:
     "chat gateway: a page on another loopback port cannot use the chat socket, the chat page can",
-  sanitizeResources: false,
-  sanitizeOps: false,
   ignore: !CHROMIUM,
   async fn() {
     await using fixture = await gatewayFixture({ answer: (prompt) => `You wrote: ${prompt}` });

@@ -47,7 +47,7 @@ async function withPage(
   await fn(page, url, errors, fixture);
 }
 
-const TEST = { sanitizeResources: false, sanitizeOps: false, ignore: !CHROMIUM };
+const TEST = { ignore: !CHROMIUM };
 
 /** Polls from the test side: the page's CSP forbids evaluating strings in it, rightly. */
 async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {

@@ -6,15 +6,13 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { loadServerSide } from "../lib/mcp/mod.ts";
+import { createValidatorHandler, startValidatorServer } from "../lib/mcp/mod.ts";
 import { connectionFromConn } from "../lib/rpc/mod.ts";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
 import { SOCKET_TESTS } from "./fakes/socket_tests.ts";
 import { newService } from "./mcp_channels.ts";
 import { NdjsonClientTransport } from "./mcp_sdk_transport.ts";
-
-const { createValidatorHandler, startValidatorServer } = await loadServerSide();
 
 type Era = "legacy" | "modern";
 
@@ -104,9 +102,6 @@ async function exercise(client: Client, era: Era): Promise<void> {
 for (const era of ["legacy", "modern"] as Era[]) {
   Deno.test({
     name: `SDK client over stdio (${era} era) uses every tool and resource`,
-    // The SDK's StdioClientTransport leaves its kill-fallback timers running after close.
-    sanitizeOps: false,
-    sanitizeResources: false,
   }, async () => {
     const readyDir = await Deno.makeTempDir({ prefix: "syn_mcp_sdk_" });
     const transport = new StdioClientTransport({

@@ -66,8 +66,6 @@ async function eventsRecorded(state: string, count: number): Promise<void> {
 Deno.test({
   name:
     "mcp-serve --tools: ~30 recorded sessions → mine → synthesize → validate --execute → promote → composite in one call",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn_mcp_loop_" }));
   const root = join(dir, "root");

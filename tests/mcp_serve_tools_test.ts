@@ -155,9 +155,6 @@ function assertRecorded(events: Awaited<ReturnType<typeof recordedEvents>>["even
 Deno.test({
   name:
     "mcp-serve --tools over stdio: SDK client lists and calls the sandboxed tools; calls become events mine sees",
-  // The SDK's StdioClientTransport leaves its kill-fallback timers running after close.
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const { dir, root, state } = await folders();
   try {
@@ -194,8 +191,6 @@ Deno.test({
 Deno.test({
   name:
     "mcp-serve --tools --http: the token is required; a session's calls are recorded under its MCP session id",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const { dir, root, state } = await folders();
   const server = await spawnHttpServer(

@@ -16,8 +16,6 @@ async function syn(args: string[], options: { cwd?: string; env?: Record<string,
 
 Deno.test({
   name: "item 13: --seed -1 works and gives the asset of seed -1",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     const result = await syn([
@@ -48,8 +46,6 @@ Deno.test("item 13: extra positional words are an error, not joined into the pro
 
 Deno.test({
   name: "item 13: critique never says 0 error(s) for a schema-invalid document",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     await Deno.writeTextFile(join(dir, "bad.json"), '{"name": 5}');
@@ -96,8 +92,6 @@ Deno.test("item 9: syn diff refuses a document with too many values with exit 2"
 
 Deno.test({
   name: "item 17: provenance mode is one of the spec's values (mock|live) for every engine",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     for (const engine of ["deterministic", "gemini", "openai", "anthropic"]) {
@@ -123,8 +117,6 @@ Deno.test({
 
 Deno.test({
   name: "item 6: mcp-serve survives a closed stderr: answers, exits 0, removes its ready file",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     const ready = join(dir, "mcp.ready");
@@ -253,8 +245,6 @@ Deno.test("item 3: with the default path held by a live server, a second server 
 Deno.test({
   name:
     "item 1: 429, 429, then an answer without controls and haptic ends in success, the fill recorded",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const { startMockLlmServer } = await import("./fakes/mock_llm_server.ts");
     const { canonicalBaseline } = await import("../lib/generate/mod.ts");
@@ -297,8 +287,6 @@ Deno.test({
 
 Deno.test({
   name: "item 14: --timeout-s bounds the whole wait, retries and their pauses included",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const { startMockLlmServer } = await import("./fakes/mock_llm_server.ts");
     await using llm = await startMockLlmServer();
@@ -334,8 +322,6 @@ Deno.test({
 Deno.test({
   name:
     "item 16: a huge prompt is stored once in the asset and capped in logs; mock descriptions match the content",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     const prompt = "zebra ".repeat(3000).trim();
@@ -376,8 +362,6 @@ Deno.test({
 Deno.test({
   name:
     "item 10: kill -9 during a batch leaves no asset without its record, and the next run sweeps temporaries",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     await Deno.writeTextFile(
@@ -456,8 +440,6 @@ Deno.test({
 Deno.test({
   name:
     "item 12: patch apply --out <folder> is a clear error, and the attempt is still in patches.jsonl",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     await Deno.copyFile(
@@ -492,8 +474,6 @@ Deno.test({
 
 Deno.test({
   name: "item 12: critique flags a uniform default outside its declared range, and apply agrees",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     const asset = JSON.parse(

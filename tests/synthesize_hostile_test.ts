@@ -48,8 +48,6 @@ async function syn(cwd: string, args: string[]) {
 
 Deno.test({
   name: "syn chat reads composites only from a state folder the user named, never from ./.syn",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn_hostile_" }));
     try {

@@ -46,8 +46,6 @@ async function syn(cwd: string, args: string[]) {
 Deno.test({
   name:
     "traces → ingest → run → validate → PROMOTED → a new session runs composite.<id> in the sandbox",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn_loop_" }));
     try {
@@ -120,8 +118,6 @@ Deno.test({
 Deno.test({
   name:
     "validate --execute runs the composite in the sandbox on the recorded inputs and reports both scores",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "syn_exec_" }));
     try {
