@@ -246,7 +246,7 @@ Deno.test({
     for (const host of ["0.0.0.0", "::"]) {
       const refused = await runChat(["serve", "--host", host, "--no-auth"], "", {}, dir);
       assert.equal(refused.code, 2, refused.stderr);
-      assert.match(refused.stderr, /--no-auth is refused on/);
+      assert.match(refused.stderr, /--no-auth: serving without a token is refused on/);
       assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
     }
     const token = "t".repeat(40);

@@ -155,7 +155,10 @@ Deno.test("one server token rule: 32 printable characters or more, --no-auth on 
     assert.throws(() => choose(weak), /32 or more printable characters/);
   }
   assert.deepEqual(choose(undefined, "::1", true), { token: undefined, given: false });
-  assert.throws(() => choose(undefined, "0.0.0.0", true), /--no-auth is refused on 0\.0\.0\.0/);
+  assert.throws(
+    () => choose(undefined, "0.0.0.0", true),
+    /serving without a token is refused on 0\.0\.0\.0/,
+  );
 });
 
 Deno.test("chat serve and mcp-serve --http refuse the same weak SYN_SERVER_TOKEN", async () => {

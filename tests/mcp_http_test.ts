@@ -139,7 +139,10 @@ Deno.test("mcp-serve --http refuses --no-auth off loopback and short tokens at s
   const offLoopback = await runSyn(["mcp-serve", "--http", "0.0.0.0:0", "--no-auth"]);
   assert.equal(offLoopback.code, 2, offLoopback.stderr);
   assert.equal(offLoopback.stderr.trim().split("\n").length, 1, offLoopback.stderr);
-  assert.match(offLoopback.stderr, /--no-auth is refused on 0\.0\.0\.0: .*a token is required/);
+  assert.match(
+    offLoopback.stderr,
+    /--no-auth: serving without a token is refused on 0\.0\.0\.0: .*a token is required/,
+  );
   const weak = await runSyn(["mcp-serve", "--http", "127.0.0.1:0"], {
     env: { SYN_SERVER_TOKEN: "short" },
   });

@@ -205,7 +205,10 @@ Deno.test("mcp-proxy --http refuses, before serving and with a reason, what cann
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_http_refused_" });
   try {
     const cases: [string[], RegExp][] = [
-      [["--http", "0.0.0.0:0", "--no-auth", "--", "true"], /--no-auth is refused on 0\.0\.0\.0/],
+      [
+        ["--http", "0.0.0.0:0", "--no-auth", "--", "true"],
+        /--no-auth: serving without a token is refused on 0\.0\.0\.0/,
+      ],
       [["--no-auth", "--", "true"], /--no-auth needs --http/],
       [
         ["--http", "127.0.0.1:0", "--", `${dir}/no-such-server`],

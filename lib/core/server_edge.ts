@@ -12,7 +12,7 @@
  * edge.check(new Request("http://evil.example:8080/")); // 421: a rebound name
  * ```
  */
-import { UsageError } from "./errors.ts";
+import { SynError } from "./errors.ts";
 
 /** Names every local server answers to, whatever it is bound to (any port). */
 export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1"];
@@ -159,21 +159,25 @@ export class ServerEdge {
 
 /**
  * An allowed origin as the browser sends it (`scheme://host[:port]`, lower case, no default
- * port); throws `UsageError` for anything else (a path, a user, a bare name, `null`).
+ * port); anything else (a path, a user, a bare name, `null`) is an `invalid_option` error
+ * on the `allow-origin` setting.
  */
 export function parseAllowedOrigin(text: string): string {
-  const hint = `--allow-origin takes scheme://host[:port], as a browser sends it: ${text}`;
+  const refusal = () =>
+    new SynError(
+      "invalid_option",
+      `an allowed origin is scheme://host[:port], as a browser sends it: ${text}`,
+      { option: "allow-origin", value: text },
+    );
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(hint);
+    throw refusal();
   }
   const bare = url.pathname === "/" && !url.search && !url.hash && !url.username &&
     !url.password && !/^[a-z][a-z0-9+.-]*:\/\/[^/]*\/./i.test(text);
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || !bare) {
-    throw new UsageError(hint);
-  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !bare) throw refusal();
   return url.origin;
 }
 
@@ -234,9 +238,11 @@ export function chooseServerToken(options: {
 }): ServerToken {
   if (options.noAuth) {
     if (!isLoopbackHostname(options.hostname)) {
-      throw new UsageError(
-        `--no-auth is refused on ${options.hostname}: it is not a loopback address, so a ` +
-          "token is required (set SYN_SERVER_TOKEN or let one be generated)",
+      throw new SynError(
+        "invalid_option",
+        `serving without a token is refused on ${options.hostname}: it is not a loopback ` +
+          "address, so a token is required (set SYN_SERVER_TOKEN or let one be generated)",
+        { option: "no-auth", value: options.hostname },
       );
     }
     return { token: undefined, given: false };
@@ -244,9 +250,11 @@ export function chooseServerToken(options: {
   const { given } = options;
   if (given === undefined) return { token: (options.newToken ?? newServerToken)(), given: false };
   if (given.length < MIN_SERVER_TOKEN_CHARS || /[^\x21-\x7e]/.test(given)) {
-    throw new UsageError(
+    throw new SynError(
+      "config_error",
       `SYN_SERVER_TOKEN must be ${MIN_SERVER_TOKEN_CHARS} or more printable characters, ` +
         "no spaces (or unset: a fresh one is made)",
+      { variable: "SYN_SERVER_TOKEN" },
     );
   }
   return { token: given, given: true };
