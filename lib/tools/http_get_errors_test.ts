@@ -3,7 +3,7 @@
  * `fetch failed` for everything. Every peer is a local socket on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { ToolSession } from "../lib/tools/mod.ts";
+import { ToolSession } from "./mod.ts";
 
 /** A TCP server on 127.0.0.1 that answers every connection with `reply` bytes, then closes it. */
 function rudeServer(reply: Uint8Array) {

@@ -6,13 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ToolSession } from "../lib/tools/mod.ts";
+import { ToolSession } from "./mod.ts";
 import {
   sandboxFixture,
   SENTINEL,
   type ShellVariant,
   shellVariants,
-} from "./fakes/sandbox_fixture.ts";
+} from "../../tests/fakes/sandbox_fixture.ts";
 
 const VARIANTS = await shellVariants();
 

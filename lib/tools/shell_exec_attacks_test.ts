@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ToolSession, type ToolSessionOptions } from "../lib/tools/mod.ts";
-import { sandboxFixture, SENTINEL, shellVariants } from "./fakes/sandbox_fixture.ts";
+import { ToolSession, type ToolSessionOptions } from "./mod.ts";
+import { sandboxFixture, SENTINEL, shellVariants } from "../../tests/fakes/sandbox_fixture.ts";
 
 const VARIANTS = await shellVariants();
 
