@@ -11,13 +11,11 @@ import {
   embeddedValidatorsSource,
   precompiledSchemasSource,
 } from "./_schema_validator_sources.ts";
-import { loadServerSide } from "../lib/mcp/mod.ts";
+import { toolParameterSchemas } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
 import { REGISTRY_ENTRY_SCHEMA } from "../lib/synthesize/mod.ts";
 
 const root = new URL("../", import.meta.url);
-const { toolParameterSchemas } = await loadServerSide();
-
 /** The folder of the generated files, from the repository root. */
 export const GENERATED_FOLDER = "lib/schema/_generated/";
 

@@ -5,9 +5,10 @@ import { fileURLToPath } from "node:url";
  * as `deno run main.ts mcp-serve` subprocesses.
  */
 import {
-  loadServerSide,
+  createValidatorHandler,
   type RunningValidatorServer,
-  type ValidatorService,
+  startValidatorServer,
+  ValidatorService,
 } from "../lib/mcp/mod.ts";
 import {
   connectionFromConn,
@@ -19,9 +20,6 @@ import { type ByteReader, byteReader } from "../lib/core/mod.ts";
 import { loadSchemaStore, type SchemaStore } from "../lib/schema/mod.ts";
 import { childEnv } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
-
-const { createValidatorHandler, startValidatorServer, ValidatorService: Service } =
-  await loadServerSide();
 
 export type TransportName = "memory" | "stdio" | "tcp" | "socket";
 
@@ -98,7 +96,7 @@ export function sharedStore(): Promise<SchemaStore> {
 
 /** A service over the embedded store. */
 export async function newService(options: { delayMs?: number } = {}): Promise<ValidatorService> {
-  return new Service({ store: await sharedStore(), delayMs: options.delayMs });
+  return new ValidatorService({ store: await sharedStore(), delayMs: options.delayMs });
 }
 
 /** A started service endpoint that hands out raw channels. */

@@ -2,7 +2,12 @@
 import { loadConfig } from "../lib/core/mod.ts";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
-import { connectValidator, loadServerSide, openValidator } from "../lib/mcp/mod.ts";
+import {
+  connectValidator,
+  createValidatorHandler,
+  openValidator,
+  startValidatorServer,
+} from "../lib/mcp/mod.ts";
 import { settlesWithin } from "../lib/rpc/mod.ts";
 import { denoDir } from "./fakes/child_env.ts";
 import { SELF_COMMAND } from "./fakes/cli_io.ts";
@@ -10,8 +15,6 @@ import { CONFORMANCE_SCHEMAS, sharedMissing, sharedPath } from "./fakes/shared.t
 import { SOCKET_TESTS } from "./fakes/socket_tests.ts";
 import { waitUntil } from "./fakes/wait_until.ts";
 import { newService } from "./mcp_channels.ts";
-
-const { createValidatorHandler, startValidatorServer } = await loadServerSide();
 
 const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
 

@@ -15,7 +15,7 @@ import {
 } from "../scripts/_generated_schema_modules.ts";
 import { applyMutation, MUTATIONS } from "./schema_mutations.ts";
 import { canonicalJson } from "../lib/core/mod.ts";
-import { loadServerSide } from "../lib/mcp/mod.ts";
+import { toolParameterSchemas } from "../lib/mcp/mod.ts";
 import { BASELINE_TOOLS } from "../lib/tools/mod.ts";
 import { REGISTRY_ENTRY_SCHEMA, SYNTHESIZED_TOOL_SCHEMA } from "../lib/synthesize/mod.ts";
 import type { PrecompiledGroup } from "../lib/schema/mod.ts";
@@ -52,7 +52,6 @@ Deno.test("every schema a start path compiles is generated, in the module its ca
     tools: (await import("../lib/schema/_generated/precompiled_tool_schemas.js")).PRECOMPILED,
     records: (await import("../lib/schema/_generated/precompiled_record_schemas.js")).PRECOMPILED,
   };
-  const { toolParameterSchemas } = await loadServerSide();
   const used: [PrecompiledGroup, string, unknown][] = [
     ...toolParameterSchemas().map((schema, index) => ["service", `service #${index}`, schema]),
     ...BASELINE_TOOLS.map((tool) => ["tools", tool.name, tool.argsSchema]),

@@ -106,19 +106,6 @@ Deno.test("generate starts its validator child before it loads the schema or pat
   assert.ok([...body].some((specifier) => specifier.includes("/lib/schema/")));
 });
 
-Deno.test("generate starts its validator child before it loads the validator service's server half", async () => {
-  // lib/mcp's door names the server half's types only; its code loads through
-  // loadServerSide(), by a computed specifier, which only the server (mcp-serve) calls.
-  const server = /\/lib\/mcp\/(_server_side|validator_service|validator_handler|serve_\w+)\.ts$/;
-  const modules = [...reachable(graph, ["main.ts", "lib/cli/generate.ts"], true)];
-  assert.deepEqual(modules.filter((specifier) => server.test(specifier)), []);
-  assert.ok(modules.some((specifier) => specifier.endsWith("/lib/mcp/connect_validator.ts")));
-  // …and the check sees the server half where it is loaded.
-  const half = ["lib/mcp/_server_side.ts"];
-  const loaded = [...reachable(await moduleGraph(half), half, false)];
-  assert.ok(loaded.some((specifier) => specifier.endsWith("/lib/mcp/validator_service.ts")));
-});
-
 Deno.test("a deterministic generate loads no model code: lib/llm loads when a provider engine is asked for", () => {
   const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
   const modules = [...reachable(graph, roots, true)];

@@ -6,13 +6,20 @@ import {
   utf8ByteLength,
 } from "../core/mod.ts";
 import {
-  loadServerSide,
+  createValidatorHandler,
+  claimReadyFile,
+  DEFAULT_READY_FILE,
+  readyFileContent,
+  releaseReadyFile,
   resolveMcpEndpoint,
   type RunningMcpHttpServer,
   type RunningValidatorServer,
-  type ServerSide,
+  serveToolsHttp,
+  serveToolsStdio,
+  serveValidatorHttp,
+  startValidatorServer,
   type ValidatorEndpoint,
-  type ValidatorService,
+  ValidatorService,
 } from "../mcp/mod.ts";
 import type { RpcConnection } from "../rpc/mod.ts";
 import { loadSchemaStore } from "../schema/mod.ts";
@@ -156,8 +163,6 @@ export function resolveServeTarget(
   return { mode: "tcp", hostname: target.hostname, port: target.port };
 }
 
-const DEFAULT_READY_FILE = "/tmp/mcp.ready";
-
 export function run(args: string[], io: CliIo): Promise<number> {
   return runMcpServe(args, io);
 }
@@ -196,16 +201,13 @@ export async function runMcpServe(
   // Discovery (reading schemas and examples) happens before the loop, as MCP spec §3
   // asks; a folder's schemas are compiled right after the server is ready, and the
   // first requests wait for that.
-  const [store, server] = await Promise.all([
-    loadSchemaStore({
-      schemasDir: io.config.schemasDir,
-      examplesDir: io.config.examplesDir,
-      deferCompile: true,
-    }),
-    loadServerSide(),
-  ]);
+  const store = await loadSchemaStore({
+    schemasDir: io.config.schemasDir,
+    examplesDir: io.config.examplesDir,
+    deferCompile: true,
+  });
   const backendUrl = io.config.backend.url;
-  const service = new server.ValidatorService({
+  const service = new ValidatorService({
     store,
     backend: backendUrl ? { url: backendUrl, assetsPath: io.config.backend.assetsPath } : undefined,
     log,
@@ -214,10 +216,10 @@ export async function runMcpServe(
 
   const servers: Served[] = [];
   try {
-    if (target) servers.push(await startNdjson(target, { server, service }, io, log));
+    if (target) servers.push(await startNdjson(target, service, io, log));
     if (http) {
       servers.push(
-        await startHttpServing(http, (options) => server.serveValidatorHttp(service, options), log),
+        await startHttpServing(http, (options) => serveValidatorHttp(service, options), log),
       );
     }
   } catch (error) {
@@ -250,20 +252,19 @@ async function runToolsServe(
   const serving: { openToolsServing: typeof openToolsServing } = await import(
     new URL("./_mcp_serve_tools.ts", import.meta.url).href
   );
-  const server = await loadServerSide();
   await using tools = await serving.openToolsServing(values, io, log);
   log(`mcp:tools recording=${JSON.stringify(tools.recordingTo)}`);
   const servers: Served[] = [];
   try {
     if (values.stdio || !http) {
-      const stdio = await server.serveToolsStdio(stdioConnection(io), tools.options);
+      const stdio = await serveToolsStdio(stdioConnection(io), tools.options);
       servers.push(Object.assign(stdio, { ready: { line: "mode=stdio", file: "" } }));
     }
     if (http) {
       servers.push(
         await startHttpServing(
           http,
-          (options) => server.serveToolsHttp({ ...tools.options, ...options }),
+          (options) => serveToolsHttp({ ...tools.options, ...options }),
           log,
         ),
       );
@@ -293,17 +294,16 @@ function stdioConnection(io: CliIo): RpcConnection {
 
 async function startNdjson(
   target: ServeTarget,
-  serving: { server: ServerSide; service: ValidatorService },
+  service: ValidatorService,
   io: CliIo,
   log: (line: string) => void,
 ): Promise<Served> {
-  const { server, service } = serving;
   const endpoint: ValidatorEndpoint = target.mode === "stdio"
     ? { mode: "stdio", connection: stdioConnection(io) }
     : target;
-  const running = await server.startValidatorServer(
+  const running = await startValidatorServer(
     endpoint,
-    () => server.createValidatorHandler(service, { log }),
+    () => createValidatorHandler(service, { log }),
     { log },
   );
   const address = running.mode === "stdio" ? "" : ` address=${running.address}`;
@@ -320,14 +320,14 @@ async function runUntilStopped(
   const explicit = io.config.mcp.readyFile;
   // The token goes only into a ready file that was asked for (MCP_READY_FILE), never into
   // the shared default; with HTTP served the file is the owner's alone (0600) either way.
-  const extra = explicit ? servers.map((server) => server.ready.file).join("") : "";
-  const readyLine = `${Deno.pid} ${new Date().toISOString()}\n${extra}`;
+  const extra = explicit ? servers.map((server) => server.ready.file) : [];
+  const content = readyFileContent({ pid: Deno.pid, readyAt: new Date(), lines: extra });
   const mode = servers.some((server) => server.mode === "http") ? 0o600 : 0o644;
   let readyFile: string | undefined;
   using stop = stopSignal();
   const shutdownAll = () => Promise.all(servers.map((server) => server.shutdown()));
   try {
-    readyFile = claimReadyFile(explicit || DEFAULT_READY_FILE, readyLine, {
+    readyFile = claimReadyFile(explicit || DEFAULT_READY_FILE, content, {
       isDefault: !explicit,
       warn: log,
       mode,
@@ -350,105 +350,6 @@ async function runUntilStopped(
     for (const server of servers) log(`mcp:shutdown mode=${server.mode}`);
     return EXIT.ok;
   } finally {
-    if (readyFile) await removeIfOurs(readyFile, readyLine);
-  }
-}
-
-/**
- * A ready file's content: `<pid> <ISO8601>` and a newline (MCP spec §3), then, when it
- * was asked for with HTTP served, `http url=<url>[ token=<token>]` and a newline.
- */
-const READY_LINE = /^(\d+) \S+\n(?:http url=\S+(?: token=\S+)?\n)?$/;
-/** Larger than any ready file of ours: anything bigger is someone else's. */
-const MAX_READY_FILE_BYTES = 1024;
-
-/** True while a process with this id exists (Linux: /proc). */
-function processAlive(pid: number): boolean {
-  try {
-    Deno.statSync(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * What is at `path` now: nothing, a ready file of a server that is gone (ours to
- * replace), a ready file of a live server, or something else entirely — a device such as
- * /dev/null, a folder, a link, a FIFO, a user's file — which is never touched.
- */
-function readyFileState(path: string): "free" | "stale" | "live" | "foreign" {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.lstatSync(path);
-  } catch {
-    return "free";
-  }
-  if (!info.isFile || info.size > MAX_READY_FILE_BYTES) return "foreign";
-  let text = "";
-  try {
-    text = Deno.readTextFileSync(path);
-  } catch {
-    return "foreign";
-  }
-  const match = READY_LINE.exec(text);
-  if (!match) return "foreign";
-  return processAlive(Number(match[1])) ? "live" : "stale";
-}
-
-/**
- * Creates the ready file and returns its path, or `undefined` (with a warning) when none
- * can be made. Only a stale ready file is replaced; with the default path taken by a live
- * server, this one gets `/tmp/mcp-<pid>.ready` instead, so two servers never share one.
- * O_CREAT|O_EXCL never follows a link planted at the path. Synchronous on purpose: the
- * server is already reading, and no request may be answered before the file exists.
- */
-export function claimReadyFile(
-  path: string,
-  content: string,
-  options: { isDefault: boolean; warn: (line: string) => void; mode?: number },
-): string | undefined {
-  const state = readyFileState(path);
-  if (state === "stale") {
-    try {
-      Deno.removeSync(path);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  if (state === "free" || state === "stale") {
-    try {
-      Deno.writeTextFileSync(path, content, { createNew: true, mode: options.mode ?? 0o644 });
-      return path;
-    } catch (error) {
-      options.warn(
-        `mcp:warn ready_file=${JSON.stringify(path)} detail=${JSON.stringify(errorMessage(error))}`,
-      );
-      return undefined;
-    }
-  }
-  const what = state === "live"
-    ? "belongs to another running server"
-    : "exists and is not a ready file";
-  if (options.isDefault) {
-    const own = `/tmp/mcp-${Deno.pid}.ready`;
-    options.warn(`mcp:warn ready_file=${JSON.stringify(path)} ${what}; using ${own}`);
-    return claimReadyFile(own, content, { ...options, isDefault: false });
-  }
-  options.warn(
-    `mcp:warn ready_file=${JSON.stringify(path)} ${what}; left untouched, no ready file written`,
-  );
-  return undefined;
-}
-
-/** Removes the ready file unless another server has replaced it since. */
-async function removeIfOurs(path: string, content: string): Promise<void> {
-  try {
-    // Only a small regular file can be ours: never read through a link, a pipe or a device.
-    const info = await Deno.lstat(path);
-    if (!info.isFile || info.size !== utf8ByteLength(content)) return;
-    if (await Deno.readTextFile(path) === content) await Deno.remove(path);
-  } catch {
-    // already gone
+    if (readyFile) await releaseReadyFile(readyFile, content);
   }
 }

@@ -4,9 +4,7 @@
  * JSON-RPC server on stdio, TCP and Unix sockets (with the Model Context Protocol on
  * the same connections through the official SDK), the same MCP server over Streamable
  * HTTP, and the client `generate` uses. `serveToolsStdio` and `serveToolsHttp` serve syn's
- * sandboxed tools (a `ToolSession`) as an MCP server instead, on the same transports. The
- * servers are reached through `loadServerSide()`, which loads them at first use: a client
- * never evaluates them.
+ * sandboxed tools (a `ToolSession`) as an MCP server instead, on the same transports.
  *
  * ```ts
  * import { loadConfig } from "../core/mod.ts";
@@ -40,15 +38,34 @@ export {
 } from "./open_validator.ts";
 export { type McpEndpoint, type McpRole, resolveMcpEndpoint } from "./mcp_endpoint.ts";
 export { PAYLOAD_TOO_LARGE_RESULT, type ToolResult } from "./tool_result.ts";
-export type { ToolDefinition } from "./tool_definitions.ts";
-// The server half loads at first use (`loadServerSide`); only its types are named here.
-export { loadServerSide, type ServerSide } from "./server_side.ts";
-export type {
-  BackendOptions,
+export {
+  backendAssetsUrl,
+  type BackendOptions,
   ValidatorService,
-  ValidatorServiceOptions,
+  type ValidatorServiceOptions,
 } from "./validator_service.ts";
-export type { McpSession, McpSessionFactory } from "./validator_handler.ts";
-export type { RunningValidatorServer, ValidatorEndpoint } from "./serve_validator.ts";
-export type { McpHttpServerOptions, RunningMcpHttpServer } from "./serve_validator_http.ts";
-export type { AnsweredToolCall, ToolSessionOpener, ToolsServeOptions } from "./serve_tools.ts";
+export {
+  createValidatorHandler,
+  isMcpMethod,
+  type McpSession,
+  type McpSessionFactory,
+} from "./validator_handler.ts";
+export {
+  type RunningValidatorServer,
+  startValidatorServer,
+  type ValidatorEndpoint,
+} from "./serve_validator.ts";
+export { TOOL_DEFINITIONS, type ToolDefinition, toolParameterSchemas } from "./tool_definitions.ts";
+export {
+  type McpHttpServerOptions,
+  type RunningMcpHttpServer,
+  serveValidatorHttp,
+  startMcpHttpServer,
+} from "./serve_validator_http.ts";
+export {
+  type AnsweredToolCall,
+  serveToolsHttp,
+  serveToolsStdio,
+  type ToolSessionOpener,
+  type ToolsServeOptions,
+} from "./serve_tools.ts";

@@ -27,9 +27,9 @@ import {
 import type { Client, ClientCapabilities } from "@modelcontextprotocol/client";
 import { errorMessage, VERSION } from "../core/mod.ts";
 import {
-  loadServerSide,
   type McpHttpServerOptions,
   type RunningMcpHttpServer,
+  startMcpHttpServer,
 } from "../mcp/mod.ts";
 import { openEventStore, SynthesizedRegistry, ToolCallRecorder } from "../synthesize/mod.ts";
 import {
@@ -335,7 +335,6 @@ export async function serveMcpProxyHttp(
   proxy: McpProxy,
   options: McpHttpServerOptions,
 ): Promise<RunningMcpHttpServer> {
-  const { startMcpHttpServer } = await loadServerSide();
   return await startMcpHttpServer(
     async (context) =>
       await proxy.openSession({
