@@ -18,42 +18,47 @@ import { COMMAND_FILES } from "../lib/cli/mod.ts";
  */
 export const BINARY_PERMISSIONS = ["--allow-all"] as const;
 
-/** Files loaded at run time by path, embedded by name. */
-export const EMBEDDED: readonly string[] = [
-  // The schema set and examples.
-  "schemas",
-  // Workers are loaded by URL at run time: their modules must be embedded by name.
-  "lib/tools/_sandbox_worker.ts",
-  // The preview page: plain modules served as they are.
-  "lib/preview/page",
-  // Modules that bring in npm packages, imported by computed specifiers (see
-  // lib/schema/_ajv_packages.ts and lib/mcp/_late_modules.ts).
-  "lib/schema/_ajv_packages.ts",
-  "lib/mcp/mcp_bridge.ts",
-  "lib/mcp/mcp_http_server.ts",
-  "lib/mcp/tools_mcp_server.ts",
-  // The validator service's server half, loaded at first use (lib/mcp/server_side.ts).
-  "lib/mcp/_server_side.ts",
-  // The validator client, loaded at first use (lib/mcp/client_side.ts).
-  "lib/mcp/validator_client.ts",
-  // The schema store's code, loaded when a store is first asked for (lib/schema/load_schema_store.ts).
-  "lib/schema/_schema_store.ts",
-  // The tools' implementations a call loads when it first needs them (lib/tools/shell_exec.ts).
-  "lib/tools/_shell_exec_run.ts",
-  "lib/tools/_http_get_run.ts",
-  "lib/tools/bubblewrap.ts",
-  "lib/tools/sqlite_http_cache.ts",
-  "lib/tools/_write_inside.ts",
-  // generate's external generator and patch lifecycle, loaded at their first call
-  // (lib/generate/external_generator.ts, lib/generate/patch_lifecycle.ts).
-  "lib/generate/_external_generator.ts",
-  "lib/generate/_patch_lifecycle.ts",
-  // Each command is imported by a computed specifier (see lib/cli/commands.ts), and so are
-  // generate's body, loaded once its validator child is started, and mcp-serve's tools.
+/**
+ * `new URL("./x", import.meta.url)` in a module: a file or folder it loads at run time by
+ * URL — a module imported by a computed specifier, a worker, a folder of data it reads —
+ * which `deno compile` cannot see in the module graph.
+ */
+const LOADED_BY_URL = /new URL\(\s*"(\.\.?\/[^"]*)"\s*,\s*import\.meta\.url\s*\)/g;
+
+const root = new URL("../", import.meta.url);
+
+/** What the modules under `folder` load by URL, as paths from the root (tests left out). */
+export function loadedByUrl(folder: URL): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync(folder)) {
+    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), folder);
+    if (entry.isDirectory) {
+      if (entry.name !== "testdata") found.push(...loadedByUrl(url));
+    } else if (/\.ts$/.test(entry.name) && !/_test\.ts$/.test(entry.name)) {
+      for (const match of Deno.readTextFileSync(url).matchAll(LOADED_BY_URL)) {
+        const path = new URL(match[1], url).pathname.slice(root.pathname.length);
+        found.push(path.replace(/\/$/, ""));
+      }
+    }
+  }
+  return found;
+}
+
+/** The paths, each once, without those inside another one, sorted. */
+function outermost(paths: readonly string[]): string[] {
+  const unique = [...new Set(paths)].sort();
+  return unique.filter((path) => !unique.some((other) => path.startsWith(`${other}/`)));
+}
+
+/**
+ * Files loaded at run time by path, embedded by name: what `lib/` loads by URL (the schema
+ * set, the sandbox worker, the preview page, modules imported by computed specifiers) and
+ * each command's file, which the command table imports by a computed specifier.
+ */
+export const EMBEDDED: readonly string[] = outermost([
+  ...loadedByUrl(new URL("lib/", root)),
   ...COMMAND_FILES,
-  "lib/cli/_generate_run.ts",
-  "lib/cli/_mcp_serve_tools.ts",
-];
+]);
 
 /** `deno compile --target` values. */
 export const TARGETS = [
