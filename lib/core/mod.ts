@@ -55,7 +55,6 @@ export {
   isByteSource,
 } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
-export { Utf8ChunkDecoder } from "./utf8_chunk_decoder.ts";
 export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 export { isSecretName, maskSecretFields, SECRET_NAME_EXAMPLES } from "./secret_names.ts";
 export {

@@ -21,7 +21,6 @@ import {
   formatBytes,
   systemTimers,
   type Timers,
-  Utf8ChunkDecoder,
 } from "../core/mod.ts";
 import { ProviderError } from "./provider_error.ts";
 import type { Timeouts } from "./types.ts";
@@ -315,12 +314,12 @@ export class HttpAttempt {
     limit: number,
     options: { truncate?: boolean } = {},
   ): Promise<string> {
-    const decoder = new Utf8ChunkDecoder();
+    const decoder = new TextDecoder();
     let text = "";
     await this.readBody(response, limit, (chunk) => {
-      text += decoder.decode(chunk);
+      text += decoder.decode(chunk, { stream: true });
     }, options);
-    return text + decoder.end();
+    return text + decoder.decode();
   }
 
   /**

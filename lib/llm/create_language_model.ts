@@ -9,7 +9,6 @@ import {
   responseHash,
   systemClock,
   utf8ByteLength,
-  Utf8ChunkDecoder,
 } from "../core/mod.ts";
 import { checkJsonAnswer, withAnswerValidator } from "./_answer.ts";
 import { anthropicWire } from "./_anthropic_wire.ts";
@@ -436,7 +435,7 @@ class HttpLanguageModel implements LanguageModel {
  */
 class SseReading {
   readonly #parser = new SseParser();
-  readonly #decoder = new Utf8ChunkDecoder();
+  readonly #decoder = new TextDecoder();
   readonly #status: number;
   readonly #take: (event: SseEvent, cut: boolean) => boolean;
 
@@ -447,7 +446,7 @@ class SseReading {
 
   /** One chunk of the body; true once `take` asked to stop. */
   chunk = (bytes: Uint8Array): boolean => {
-    const text = this.#decoder.decode(bytes);
+    const text = this.#decoder.decode(bytes, { stream: true });
     if (this.#takeAll(this.#parser.push(text), false)) return true;
     if (this.#parser.pending > RESPONSE_BODY_LIMIT) throw eventTooLarge(this.#status);
     return false;
@@ -455,7 +454,7 @@ class SseReading {
 
   /** The body ended (unless `take` stopped it): what the decoder and the parser held. */
   end(): void {
-    if (this.#takeAll(this.#parser.push(this.#decoder.end()), false)) return;
+    if (this.#takeAll(this.#parser.push(this.#decoder.decode()), false)) return;
     this.#takeAll(this.#parser.end(), true);
   }
 

@@ -1,5 +1,3 @@
-import { Utf8ChunkDecoder } from "../core/mod.ts";
-
 /** One server-sent event (WHATWG HTML §9.2). `event` is "message" when the server named none. */
 export interface SseEvent {
   event: string;
@@ -143,10 +141,10 @@ export async function* parseSse(
   source: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
-  const decoder = new Utf8ChunkDecoder();
+  const decoder = new TextDecoder();
   for await (const chunk of source) {
-    yield* parser.push(typeof chunk === "string" ? chunk : decoder.decode(chunk));
+    yield* parser.push(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
   }
-  yield* parser.push(decoder.end());
+  yield* parser.push(decoder.decode());
   yield* parser.end();
 }
