@@ -6,7 +6,6 @@
 import {
   loadConfig,
   neutralizeTerminalText,
-  PROCESS_V8_FLAGS,
   SerialWriter,
   type SynConfig,
   writeAll,
@@ -15,8 +14,7 @@ import { type CliIo, COMMANDS, runCli } from "./lib/cli/mod.ts";
 import type * as NodeUtil from "node:util";
 
 /**
- * How to start this program again: `deno run -A main.ts` with syn's V8 flags, or the
- * compiled binary alone (its flags are compiled in).
+ * How to start this program again: `deno run -A main.ts`, or the compiled binary alone.
  */
 export function selfCommand(): string[] {
   const executable = Deno.execPath();
@@ -27,7 +25,6 @@ export function selfCommand(): string[] {
       "run",
       "-A",
       "--unstable-worker-options",
-      `--v8-flags=${PROCESS_V8_FLAGS}`,
       import.meta.filename!,
     ]
     : [executable];

@@ -10,7 +10,6 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { BINARY_PERMISSIONS, EMBEDDED, TARGETS } from "./compile_options.ts";
-import { PROCESS_V8_FLAGS } from "../lib/core/v8_flags.ts";
 
 const HELP = `deno task compile [--target T] [--output PATH] [--verbose]
 
@@ -58,8 +57,6 @@ const command = new Deno.Command(Deno.execPath(), {
     ...BINARY_PERMISSIONS,
     // The tool sandbox gives its worker fewer permissions than the binary has.
     "--unstable-worker-options",
-    // The binary is its own validator child: both start with syn's V8 flags.
-    `--v8-flags=${PROCESS_V8_FLAGS}`,
     ...EMBEDDED.flatMap((path) => ["--include", path]),
     ...(target ? ["--target", target] : []),
     "--output",

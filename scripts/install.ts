@@ -13,7 +13,6 @@
 import { delimiter, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { PROCESS_V8_FLAGS } from "../lib/core/v8_flags.ts";
 
 const HELP = `deno task install [--bin DIR]
 
@@ -48,7 +47,6 @@ export function launcherText(root: string, options: LauncherOptions): string {
     "run",
     "-A",
     "--unstable-worker-options",
-    `--v8-flags=${PROCESS_V8_FLAGS}`,
     "--config",
     join(root, "deno.json"),
     join(root, "main.ts"),

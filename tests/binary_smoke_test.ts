@@ -14,7 +14,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BINARY_PERMISSIONS, EMBEDDED } from "../scripts/compile_options.ts";
 import { findChromium } from "../lib/preview/mod.ts";
-import { PROCESS_V8_FLAGS } from "../lib/core/mod.ts";
 import { runCommand } from "./fakes/cli_io.ts";
 import { denoInfo, reachableModules } from "./fakes/module_graph.ts";
 
@@ -116,7 +115,6 @@ Deno.test("main.ts with only the binary's permissions passes the binary smoke te
     "run",
     ...BINARY_PERMISSIONS,
     "--unstable-worker-options",
-    `--v8-flags=${PROCESS_V8_FLAGS}`,
     fileURLToPath(new URL("main.ts", root)),
   ]);
 });

@@ -81,7 +81,6 @@ export {
   sweepTemporaries,
   writeFileAtomic,
 } from "./jsonl.ts";
-export { PROCESS_V8_FLAGS } from "./v8_flags.ts";
 export { VERSION } from "./version.ts";
 export { type ByteWriter, writeAll } from "./write_all.ts";
 export { neutralizeTerminalText } from "./neutralize_terminal_text.ts";
