@@ -193,7 +193,7 @@ async function runSynChild(args: string[], cwd: string, extra: Record<string, st
 }
 
 Deno.test("item 3: the ready file never replaces a device, a link, a foreign file or a live server's file", async () => {
-  const { claimReadyFile } = await import("../lib/cli/mcp_serve.ts");
+  const { claimReadyFile } = await import("../lib/mcp/mod.ts");
   const dir = await Deno.makeTempDir();
   const warnings: string[] = [];
   const warn = (line: string) => void warnings.push(line);
@@ -227,7 +227,7 @@ Deno.test("item 3: the ready file never replaces a device, a link, a foreign fil
 });
 
 Deno.test("item 3: with the default path held by a live server, a second server gets its own", async () => {
-  const { claimReadyFile } = await import("../lib/cli/mcp_serve.ts");
+  const { claimReadyFile } = await import("../lib/mcp/mod.ts");
   const dir = await Deno.makeTempDir();
   const held = join(dir, "mcp.ready");
   await Deno.writeTextFile(held, `${Deno.pid} 2026-01-01T00:00:00.000Z\n`);

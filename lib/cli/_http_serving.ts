@@ -12,7 +12,7 @@ import {
   SynError,
   UsageError,
 } from "../core/mod.ts";
-import type { McpHttpServerOptions, RunningMcpHttpServer } from "../mcp/mod.ts";
+import { httpReadyLine, type McpHttpServerOptions, type RunningMcpHttpServer } from "../mcp/mod.ts";
 import { numberFlag } from "./args.ts";
 import { onStopSignals } from "./_stop_signals.ts";
 
@@ -127,7 +127,7 @@ export async function startHttpServing(
   return Object.assign(server, {
     ready: {
       line: `mode=http url=${server.url}${token(shown)}`,
-      file: `http url=${server.url}${token(target.token)}\n`,
+      file: httpReadyLine(server.url, target.token),
     },
   });
 }

@@ -1,13 +1,7 @@
+import { errorMessage, redactText, type SynConfig, UsageError } from "../core/mod.ts";
 import {
-  errorMessage,
-  redactText,
-  type SynConfig,
-  UsageError,
-  utf8ByteLength,
-} from "../core/mod.ts";
-import {
-  createValidatorHandler,
   claimReadyFile,
+  createValidatorHandler,
   DEFAULT_READY_FILE,
   readyFileContent,
   releaseReadyFile,

@@ -37,6 +37,14 @@ export {
   type OpenValidatorOptions,
 } from "./open_validator.ts";
 export { type McpEndpoint, type McpRole, resolveMcpEndpoint } from "./mcp_endpoint.ts";
+export {
+  claimReadyFile,
+  type ClaimReadyFileOptions,
+  DEFAULT_READY_FILE,
+  httpReadyLine,
+  readyFileContent,
+  releaseReadyFile,
+} from "./ready_file.ts";
 export { PAYLOAD_TOO_LARGE_RESULT, type ToolResult } from "./tool_result.ts";
 export {
   backendAssetsUrl,
