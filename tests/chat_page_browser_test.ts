@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { findChromium, launchChromium } from "../lib/preview/mod.ts";
 import { type GatewayFixture, gatewayFixture } from "./fakes/chat_gateway.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 const CHROMIUM = findChromium(Deno.env.get("SYN_CHROMIUM"));
 if (!CHROMIUM) {
@@ -48,15 +49,7 @@ async function withPage(
 }
 
 const TEST = { ignore: !CHROMIUM };
-
-/** Polls from the test side: the page's CSP forbids evaluating strings in it, rightly. */
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+// Checks poll from the test side (waitUntil): the page's CSP forbids evaluating strings in it.
 
 async function assistantTexts(page: import("playwright-core").Page): Promise<string[]> {
   return await page.locator(".msg.assistant").allTextContents();
@@ -69,7 +62,7 @@ Deno.test({
     await withPage(async (page, _url, errors) => {
       await page.fill("#input", "hi there");
       await page.press("#input", "Enter");
-      await until(
+      await waitUntil(
         async () => (await assistantTexts(page))[0] === "Hello! You wrote: hi there",
         "the reply",
       );
@@ -86,7 +79,7 @@ Deno.test({
     await withPage(async (page, _url, errors) => {
       await page.fill("#input", "tell me something long");
       await page.press("#input", "Enter");
-      await until(
+      await waitUntil(
         async () => ((await assistantTexts(page))[0] ?? "").length > 10,
         "the first text",
       );
@@ -110,16 +103,19 @@ Deno.test({
     await withPage(async (page, url, errors, fixture) => {
       await page.fill("#input", "a long answer please");
       await page.press("#input", "Enter");
-      await until(async () => ((await assistantTexts(page))[0] ?? "").length > 5, "the first text");
+      await waitUntil(
+        async () => ((await assistantTexts(page))[0] ?? "").length > 5,
+        "the first text",
+      );
       const partial = await page.textContent(".msg.assistant") ?? "";
       assert.ok(partial.length < LONG.length, "the reply finished before the reload");
       // No token in this address: the page and its WebSocket upgrade carry the cookie.
       const before = fixture.upgradeChannels.length;
       await page.goto(url);
-      await until(
+      await waitUntil(
         async () => (await assistantTexts(page)).includes(LONG),
         "the resumed reply",
-        20_000,
+        { timeoutMs: 20_000 },
       );
       assert.equal(await page.textContent(".msg.user"), "a long answer please");
       assert.deepEqual(errors, []);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { ManualTimers } from "../../tests/fakes/manual_timers.ts";
+import { waitUntil } from "../../tests/fakes/wait_until.ts";
 import { type LanguageModel, mockLanguageModel, ProviderError } from "../llm/mod.ts";
 import { ToolSession } from "../tools/mod.ts";
 import type { ChatEvent } from "./chat_event.ts";
@@ -101,7 +102,7 @@ Deno.test("stop ends the reply with what was produced and done.stopped", async (
   const buffer = expectReply(
     session.start({ content: "long", mode: "reflect", correlation_id: "c1" }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitUntil(() => model.calls.length === 1, "the model call to start");
   assert.equal(session.stop("c1"), true);
   const events = await collect(buffer);
   assert.equal(events.at(-1)!.payload.stopped, true);

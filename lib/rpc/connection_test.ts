@@ -5,10 +5,9 @@ import type { RpcHandler } from "./dispatch_line.ts";
 
 const encoder = new TextEncoder();
 
-function handler(delayMs = 0): RpcHandler {
+function handler(): RpcHandler {
   return {
-    async handle(request) {
-      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    handle(request) {
       // Big replies fill the socket buffers of a peer that does not read.
       return request.method === "big" ? { text: "b".repeat(256 * 1024) } : { ok: true };
     },
@@ -30,12 +29,23 @@ async function readLine(conn: Deno.Conn): Promise<string> {
 
 Deno.test("ListenerServer.shutdown() answers the in-flight request before closing", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const server = new ListenerServer(listener, () => handler(100));
+  // The request is held in the handler until shutdown has begun.
+  const arrived = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  const server = new ListenerServer(listener, () => ({
+    async handle() {
+      arrived.resolve();
+      await release.promise;
+      return { ok: true };
+    },
+    oversize: (id) => resultResponse(id, { ok: false }),
+  }));
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
   try {
     await conn.write(encoder.encode('{"jsonrpc":"2.0","id":"slow","method":"m"}\n'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await arrived.promise;
     const stopped = server.shutdown();
+    release.resolve();
     assert.deepEqual(JSON.parse(await readLine(conn)), {
       jsonrpc: "2.0",
       id: "slow",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ListenerServer } from "./connection.ts";
 import type { RpcHandler } from "./dispatch_line.ts";
+import { waitUntil } from "../../tests/fakes/wait_until.ts";
 import { dispatchLine } from "./dispatch_line.ts";
 
 const handler = (): RpcHandler => ({
@@ -58,8 +59,11 @@ Deno.test("one peer cannot hold more than maxPerPeer connections", async () => {
   assert.ok(lines.some((line) => line.includes("too_many_connections_from_peer")));
   third.close();
   for (const conn of held) conn.close();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.match(await ask(port), /"echo":"ping"/, "slots were not given back");
+  // The server sees the closes when it next reads: until then a new connection is refused.
+  await waitUntil(
+    async () => /"echo":"ping"/.test(await ask(port).catch(() => "")),
+    "the slots to be given back",
+  );
   await server.shutdown();
 });
 
