@@ -182,27 +182,31 @@ export class FastCallTransport implements Transport {
     const meta = isRecord(params._meta) ? params._meta : undefined;
     const progressToken = meta?.progressToken;
     const sendOptions = { relatedRequestId: clientId };
-    const finish = (answer: Message | undefined, recorded: Parameters<typeof record>[1]) => {
+    // The answer goes first; what is recorded is worked out after, off the client's wait.
+    const finish = (answer: Message | undefined, recorded: () => Parameters<typeof record>[1]) => {
       this.#calls.delete(clientId);
       state.inFlight.count--;
       session.inFlight.delete(clientId);
-      record(state, recorded, { params, started, sessionId: this.sessionId });
       if (answer) {
         this.#inner.send(answer as unknown as JSONRPCMessage, sendOptions).catch(() => {});
       }
+      record(state, recorded(), { params, started, sessionId: this.sessionId });
     };
     const upstreamId = relay.send({ jsonrpc: "2.0", method: "tools/call", params }, {
       response: (response) => {
         const answer = { ...response, id: clientId };
         if (isRecord(response.result)) {
           const result = response.result as Parameters<typeof resultOutcome>[0];
-          return finish(answer, { outcome: resultOutcome(result), output: recordedOutput(result) });
+          return finish(answer, () => ({
+            outcome: resultOutcome(result),
+            output: recordedOutput(result),
+          }));
         }
         const error = isRecord(response.error) ? response.error : {};
-        finish(answer, {
+        finish(answer, () => ({
           outcome: "FAILURE",
           output: { text: `error: ${String(error.message ?? "no result")}` },
-        });
+        }));
       },
       progress: (notification) => {
         this.#inner.send({
@@ -215,13 +219,13 @@ export class FastCallTransport implements Transport {
           jsonrpc: "2.0",
           id: clientId,
           error: { code: -32000, message: "Connection closed: the upstream went away" },
-        }, { outcome: "FAILURE", output: { text: "error: Connection closed" } }),
+        }, () => ({ outcome: "FAILURE", output: { text: "error: Connection closed" } })),
     }, progressToken !== undefined);
     this.#calls.set(clientId, {
       upstreamId,
       // A cancelled call gets no answer (the protocol says so); it is recorded as failed.
       cancelled: () =>
-        finish(undefined, { outcome: "FAILURE", output: { text: "error: cancelled" } }),
+        finish(undefined, () => ({ outcome: "FAILURE", output: { text: "error: cancelled" } })),
     });
   }
 }

@@ -104,7 +104,7 @@ export class DrainingStdioServerTransport implements Transport {
   #deliver(line: string): void {
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = toolCallOf(line) ?? deserializeMessage(line);
     } catch (error) {
       // The SDK skips what is not JSON (a stray log line) and reports what is not JSON-RPC.
       if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
@@ -125,6 +125,25 @@ export class DrainingStdioServerTransport implements Transport {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * A `tools/call` request read without the SDK's schema parse (the most frequent message,
+ * and the one the proxy forwards as it is; its params are checked where it is served), or
+ * `undefined` for any other line, which takes the SDK's way.
+ */
+function toolCallOf(line: string): JSONRPCMessage | undefined {
+  if (!line.includes('"tools/call"')) return undefined;
+  const value = JSON.parse(line);
+  if (
+    typeof value !== "object" || value === null || value.jsonrpc !== "2.0" ||
+    value.method !== "tools/call" ||
+    !(typeof value.id === "string" || Number.isInteger(value.id)) ||
+    (value.params !== undefined && (typeof value.params !== "object" || value.params === null))
+  ) {
+    return undefined;
+  }
+  return value as JSONRPCMessage;
+}
 
 /** Writes all of `bytes` to standard output, as the SDK's transport does (synchronously). */
 function writeStdout(bytes: Uint8Array): void {
