@@ -18,12 +18,11 @@ import {
   needsOwnPropertyChecks,
   schemaSources,
 } from "../lib/schema/_ajv.ts";
-import { eagerFunctions } from "./_eager_functions.ts";
 
 // ajv's standalone code `require`s two helpers; the generated module is ESM, so they
 // become an import of the embedded ajv-formats module and a local function (ajv's
-// ucs2length, same algorithm). Parenthesized, as the validators are (see _eager_functions.ts).
-const UCS2_LENGTH = `const ucs2length = (function ucs2length(text) {
+// ucs2length, same algorithm).
+const UCS2_LENGTH = `function ucs2length(text) {
   let length = 0;
   let index = 0;
   while (index < text.length) {
@@ -34,7 +33,7 @@ const UCS2_LENGTH = `const ucs2length = (function ucs2length(text) {
     }
   }
   return length;
-});`;
+}`;
 
 /** What the generated modules are compiled with besides `AJV_OPTIONS`. */
 const GENERATED = { code: { source: true, esm: true } };
@@ -72,7 +71,7 @@ function standaloneBody(ajv: Ajv2020, exports: Record<string, string>): string {
   if (code.includes("require(")) {
     throw new SynError("schema_invalid", "Standalone code needs a runtime helper not handled here");
   }
-  code = eagerFunctions(code.replace(/^"use strict";/, ""));
+  code = code.replace(/^"use strict";/, "");
   // The formats module is imported only by validators that check a format: loading it
   // costs more than the few tool-argument validators a start needs.
   const formats = code.includes("fullFormats")
