@@ -13,6 +13,9 @@ import assert from "node:assert/strict";
 import { TestSocket } from "./fakes/chat_gateway.ts";
 import { processFigures, startChatServe } from "./fakes/chat_serve_child.ts";
 import { gatewayFixture, rawWebSocket, within } from "./fakes/chat_gateway.ts";
+import { ShiftedClock } from "./fakes/fake_clock.ts";
+import { ManualTimers } from "./fakes/manual_timers.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 const MIB = 1024 * 1024;
 
@@ -116,6 +119,8 @@ Deno.test({
     // its close frame waits behind the unsent bytes, so the socket stays CLOSING for as long
     // as the peer keeps the connection. Pings are off: what closes it is the cap.
     const answer = "a long answer that a slow reader will not read. ".repeat(19_000);
+    const clock = new ShiftedClock();
+    const timers = new ManualTimers();
     await using fixture = await gatewayFixture({
       answer: () => answer,
       chunkSize: 20,
@@ -126,7 +131,9 @@ Deno.test({
         heartbeat_interval: 300,
       },
       maxBufferedBytes: 256 * 1024,
-      sessionTtlSeconds: 1,
+      sessionTtlSeconds: 60,
+      clock,
+      timers,
     });
     const conn = await rawWebSocket(
       fixture.port,
@@ -134,17 +141,19 @@ Deno.test({
     );
     const sender = await fixture.ws("/perturb/kgent?session=hung");
     sender.message("tell me everything", "c0");
-    const deadline = Date.now() + 60_000;
-    while (!(await fixture.gateway.replyFinished("hung", "c0"))) {
-      assert.ok(Date.now() < deadline, "the reply never finished");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(() => fixture.gateway.replyFinished("hung", "c0"), "the reply to finish", {
+      timeoutMs: 60_000,
+    });
     assert.equal(fixture.gateway.slowReadersClosed, 1, "the slow reader was not closed");
     await sender.close();
-    while (fixture.gateway.sessionCount > 0) {
-      assert.ok(Date.now() < deadline, "the session never expired: the closed socket holds it");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Only the hung connection is left; one sweep past the TTL expires the session anyway.
+    await waitUntil(() => fixture.gateway.socketCount === 1, "the sender's socket to go");
+    clock.skip(60_001);
+    assert.equal(timers.fire(15_000), 1, "the sweeper is armed");
+    await waitUntil(
+      () => fixture.gateway.sessionCount === 0,
+      "the session to expire (the closed socket holds it)",
+    );
     assert.equal(fixture.gateway.socketCount, 1, "the hung connection is still counted");
     conn.close();
   },
