@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
-import { SELF_COMMAND } from "./fakes/cli_io.ts";
+import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
 import { spawnHttpServer } from "./fakes/mcp_http_child.ts";
 
 const EVERYTHING = fileURLToPath(
@@ -361,6 +361,40 @@ Deno.test({
   } finally {
     const status = await proxy.stop();
     assert.equal(status.code, 0, proxy.stderr());
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "a very short stdio session through mcp-proxy ends server-everything cleanly (no write to a closed pipe)",
+  ignore: reason !== undefined,
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_proxy_short_" });
+  try {
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: { sampling: {}, roots: {} },
+          clientInfo: { name: "short", version: "1.0.0" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ].map((line) => JSON.stringify(line)).join("\n") + "\n";
+    for (let run = 0; run < 3; run++) {
+      const result = await runSyn(
+        ["mcp-proxy", "--no-record", "--state-dir", `${dir}/state`, "--", ...UPSTREAM],
+        { stdin: lines, cwd: dir },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /"id":1/);
+      assert.doesNotMatch(result.stderr, /EPIPE|Unhandled|Error/, result.stderr);
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
