@@ -1,7 +1,7 @@
 import { neutralizeTerminalText, resolvePath, SynError, UsageError } from "../core/mod.ts";
 import type { ChatBackend } from "../chat/mod.ts";
-import { registerPromotedComposites } from "../synthesize/mod.ts";
-import { baselineRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { toolRegistryWithComposites } from "../synthesize/mod.ts";
+import type { ToolRegistry } from "../tools/mod.ts";
 import type { CliIo } from "./io.ts";
 
 /** What the chat commands share: the sessions' backend, and where its sandbox root came from. */
@@ -17,18 +17,16 @@ export interface ChatEnvironment extends ChatBackend {
  * state folder (only one the user named) whose steps are among them. Reading the registry
  * writes nothing; each composite left out is reported to `warn`, made printable.
  */
-export async function chatToolRegistry(
+export function chatToolRegistry(
   env: Pick<ChatEnvironment, "compositesDir">,
   warn: (line: string) => unknown = () => {},
 ): Promise<ToolRegistry> {
-  const registry = await baselineRegistry();
-  if (!env.compositesDir) return registry;
-  const report = await registerPromotedComposites(registry, env.compositesDir);
-  for (const { tool_id, problems } of report.skipped) {
-    const why = problems.slice(0, 3).join("; ").replaceAll("\n", " ");
-    await warn(neutralizeTerminalText(`chat: composite ${tool_id} left out: ${why}\n`));
-  }
-  return registry;
+  return toolRegistryWithComposites(env.compositesDir, {
+    onLeftOut: (toolId, problems) => {
+      const why = problems.join("; ").replaceAll("\n", " ");
+      return warn(neutralizeTerminalText(`chat: composite ${toolId} left out: ${why}\n`));
+    },
+  });
 }
 
 /** The sandbox root: the user's folder, or a fresh temporary one. */

@@ -4,14 +4,8 @@
  * composites), and every call recorded in the state folder's event store.
  */
 import { neutralizeTerminalText } from "../core/mod.ts";
-import type { AnsweredToolCall, ToolsServeOptions } from "../mcp/mod.ts";
-import {
-  type EventStore,
-  openEventStore,
-  registerPromotedComposites,
-  ToolCallRecorder,
-} from "../synthesize/mod.ts";
-import { baselineRegistry, toolOutcome, type ToolRegistry } from "../tools/mod.ts";
+import type { ToolsServeOptions } from "../mcp/mod.ts";
+import { openToolCallRecording, toolRegistryWithComposites } from "../synthesize/mod.ts";
 import type { CliIo } from "./io.ts";
 import { openToolSession, toolSessionOptions } from "./_tool_session_options.ts";
 import type { SandboxFlagValues } from "./_sandbox_flags.ts";
@@ -35,43 +29,29 @@ export async function openToolsServing(
   const base = toolSessionOptions({ ...values, allowHosts: values["net-allow-host"] }, io);
   (await openToolSession(base)).close();
   const stateDir = base.stateDir!;
-  const store: EventStore = await openEventStore(stateDir, io.config.eventStore);
-  const recorder = new ToolCallRecorder(store, {
+  const recording = await openToolCallRecording(stateDir, {
+    eventStore: io.config.eventStore,
     secrets: base.secrets,
     onError: (line) => log(`mcp:warn recording ${line}`),
   });
+  // Each composite left out is said once, not at every session.
   const leftOut = new Set<string>();
-  const registry = async (): Promise<ToolRegistry> => {
-    const tools = await baselineRegistry();
-    const report = await registerPromotedComposites(tools, stateDir);
-    for (const { tool_id, problems } of report.skipped) {
-      if (leftOut.has(tool_id)) continue;
-      leftOut.add(tool_id);
-      const why = problems.slice(0, 3).join("; ");
-      log(neutralizeTerminalText(`mcp:warn composite ${tool_id} left out: ${why}`));
-    }
-    return tools;
+  const onLeftOut = (toolId: string, problems: string[]) => {
+    if (leftOut.has(toolId)) return;
+    leftOut.add(toolId);
+    log(neutralizeTerminalText(`mcp:warn composite ${toolId} left out: ${problems.join("; ")}`));
   };
-  const onCall = (call: AnsweredToolCall) =>
-    recorder.record({
-      tool: call.tool,
-      args: call.args,
-      output: { structured: call.result.ok ? call.result.output : call.result.error },
-      outcome: toolOutcome(call.result),
-      startedMs: call.startedMs,
-      latencyMs: call.latencyMs,
-      sessionId: call.sessionId,
-    });
   return {
     options: {
-      openSession: async () => openToolSession({ ...base, registry: await registry() }),
-      onCall,
+      openSession: async () =>
+        openToolSession({
+          ...base,
+          registry: await toolRegistryWithComposites(stateDir, { onLeftOut }),
+        }),
+      onCall: (call) => recording.record(call),
       log,
     },
-    recordingTo: store.location,
-    async [Symbol.asyncDispose]() {
-      await recorder.close();
-      await store.close();
-    },
+    recordingTo: recording.location,
+    [Symbol.asyncDispose]: () => recording[Symbol.asyncDispose](),
   };
 }

@@ -137,6 +137,14 @@ export {
   type ToolStatus,
 } from "./synthesized_registry.ts";
 export { type CompositeRegistration, registerPromotedComposites } from "./promoted_composites.ts";
+export {
+  type AnsweredCall,
+  openToolCallRecording,
+  recordedCallOf,
+  type ToolCallRecording,
+  type ToolCallRecordingOptions,
+  toolRegistryWithComposites,
+} from "./tool_call_recording.ts";
 export { type SavingsReport, savingsReport, type SavingsRow } from "./savings_report.ts";
 export {
   CORRECTION_TEMPLATE,
