@@ -1,10 +1,10 @@
 /**
- * The Labs v0.3.4 test matrix for lib/llm, over real HTTP on 127.0.0.1 against
+ * The Labs v0.3.4 test matrix for this layer, over real HTTP on 127.0.0.1 against
  * tests/fakes/mock_llm_server.ts, for every provider's wire format.
  */
-import { loadConfig } from "../lib/core/mod.ts";
+import { loadConfig } from "../core/mod.ts";
 import assert from "node:assert/strict";
-import { FakeClock } from "./fakes/fake_clock.ts";
+import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import {
   createLanguageModel,
   type GenerateRequest,
@@ -12,9 +12,9 @@ import {
   ProviderError,
   resolveModelConfig,
   type StreamEvent,
-} from "../lib/llm/mod.ts";
-import { type MockProvider, startMockLlmServer } from "./fakes/mock_llm_server.ts";
-import { rejection } from "./fakes/rejection.ts";
+} from "./mod.ts";
+import { type MockProvider, startMockLlmServer } from "../../tests/fakes/mock_llm_server.ts";
+import { rejection } from "../../tests/fakes/rejection.ts";
 
 const PROVIDERS: readonly MockProvider[] = ["openai", "gemini", "anthropic"];
 const KEYS: Record<string, string> = {
