@@ -94,12 +94,12 @@ Deno.test("generate's own process loads no node: built-in and no npm package for
   assert.deepEqual(external(reachable(graph, roots, false)), []);
 });
 
-Deno.test("generate starts its validator child before it loads the schema or patch layer", () => {
+Deno.test("generate starts its validator child before it loads the schema layer", () => {
   // The child's start is the critical path of a one-shot generate: what generate.ts loads
-  // before it spawns the child delays everything. The validator client needs neither layer;
-  // the service loads them at its first call that does.
+  // before it spawns the child delays everything. The validator client does not need the
+  // schema layer; the service loads it at its first call that does.
   const modules = reachable(graph, ["main.ts", "lib/cli/generate.ts"], true);
-  const layers = [...modules].filter((specifier) => /\/lib\/(schema|patch)\//.test(specifier));
+  const layers = [...modules].filter((specifier) => /\/lib\/schema\//.test(specifier));
   assert.deepEqual(layers, []);
   // …and the check sees those layers where a path does load them.
   const body = reachable(graph, ["lib/cli/_generate_run.ts"], false);
@@ -118,14 +118,14 @@ Deno.test("a deterministic generate loads no model code: lib/llm loads when a pr
 Deno.test("a deterministic generate loads neither the external generator's code nor the patch lifecycle", async () => {
   // Both load at their first call, by computed specifiers; a literal import() would still make
   // deno run read their graphs, so those edges are followed here.
-  const late = /\/lib\/generate\/_(external_generator|patch_lifecycle)\.ts$|\/lib\/patch\//;
+  const late = /\/lib\/generate\/_(external_generator|patch_lifecycle)\.ts$/;
   const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
   const modules = [...reachable(graph, roots, true)];
   assert.deepEqual(modules.filter((specifier) => late.test(specifier)), []);
   // …and the check sees that code where a call does load it.
-  const lifecycle = ["lib/generate/_patch_lifecycle.ts"];
-  const loaded = [...reachable(await moduleGraph(lifecycle), lifecycle, false)];
-  assert.ok(loaded.some((specifier) => specifier.includes("/lib/patch/")));
+  const files = ["lib/generate/_patch_lifecycle.ts", "lib/generate/_external_generator.ts"];
+  const loaded = [...reachable(await moduleGraph(files), files, false)];
+  assert.equal(loaded.filter((specifier) => late.test(specifier)).length, 2);
 });
 
 /** What `syn tools run fs.read_text` loads: its command and the tools' argument validators. */

@@ -10,6 +10,7 @@ import {
   secretsFromUrl,
   SynError,
 } from "../core/mod.ts";
+import { diff } from "../patch/mod.ts";
 import { RPC_ERROR, RpcError } from "../rpc/mod.ts";
 import type { JsonSchemaValidator, SchemaStore, ValidationIssue } from "../schema/mod.ts";
 import {
@@ -21,19 +22,14 @@ import {
 import { PAYLOAD_TOO_LARGE_RESULT, type ToolResult } from "./tool_result.ts";
 
 /**
- * The schema layer (the tools' argument validators) and the patch layer (`diff_assets`),
- * loaded at a service's first call that needs them, so that a validator client — `generate`
- * starting its validator child — imports this package without either. By computed
- * specifiers, as in `_late_modules.ts`: for a literal `import()` `deno run` would read both
- * graphs before every start. `deno compile` embeds both through the commands that import
- * them directly.
+ * The schema layer (the tools' argument validators), loaded at a service's first call that
+ * needs it, so that `generate` imports this package without it before it spawns its
+ * validator child: ~2.5 ms off the child's start (docs/performance.md). By a computed
+ * specifier, as in `_late_modules.ts`: for a literal `import()` `deno run` would read its
+ * graph before every start.
  */
 function importSchema(): Promise<typeof import("../schema/mod.ts")> {
   return import(new URL("../schema/mod.ts", import.meta.url).href);
-}
-
-function importPatch(): Promise<typeof import("../patch/mod.ts")> {
-  return import(new URL("../patch/mod.ts", import.meta.url).href);
 }
 
 /** Where `populate_backend` posts assets; absent = backend disabled (MCP spec §2). */
@@ -194,19 +190,18 @@ export class ValidatorService {
    * `diff_assets(base, new)`: RFC 6902 `add`/`remove`/`replace`, deterministic. A patch
    * over `MAX_PATCH_PATH_CHARS` is refused with the payload-too-large result.
    */
-  async diffAssets(params: Record<string, unknown>): Promise<ToolResult> {
-    const { diff } = await importPatch();
+  diffAssets(params: Record<string, unknown>): Promise<ToolResult> {
     try {
-      return {
-        ok: true,
-        patch: diff(params.base, params.new, { maxPathChars: MAX_PATCH_PATH_CHARS }),
-      };
+      const patch = diff(params.base, params.new, { maxPathChars: MAX_PATCH_PATH_CHARS });
+      return Promise.resolve({ ok: true, patch });
     } catch (error) {
-      if (!(error instanceof SynError) || error.code !== "payload_too_large") throw error;
-      return {
+      if (!(error instanceof SynError) || error.code !== "payload_too_large") {
+        return Promise.reject(error);
+      }
+      return Promise.resolve({
         ...structuredClone(PAYLOAD_TOO_LARGE_RESULT),
         detail: `the patch would carry more than ${MAX_PATCH_PATH_CHARS} characters of paths`,
-      };
+      });
     }
   }
 
