@@ -16,18 +16,10 @@ import {
   startCountingValidator,
   tempDir,
 } from "./generate_fakes.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 
 function answer(context: MockAnswerContext): unknown {
   return mockProviderAnswer(context.provider, JSON.parse(context.prompt) as RequestEnvelope);
-}
-
-/** Waits (polling, at most 60 s) until `ready()` holds. */
-async function until(ready: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function records(path: string): Promise<Record<string, unknown>[]> {
@@ -59,7 +51,10 @@ async function interrupted(
   const cancel = killAfter(child);
   const output = child.output();
   try {
-    await until(options.ready, "the run to reach the point of interruption");
+    await waitUntil(options.ready, "the run to reach the point of interruption", {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    });
     child.kill("SIGINT");
     const result = await output;
     const decoder = new TextDecoder();
@@ -103,8 +98,6 @@ async function world(
 
 Deno.test({
   name: "Ctrl-C in a batch keeps what finished, logs what was in flight as interrupted, exits 130",
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     await world(async ({ dir, env, server }) => {
       const prompts = Array.from({ length: 8 }, (_, index) => `a pulsing circle number ${index}`);
@@ -150,8 +143,6 @@ Deno.test({
 
 Deno.test({
   name: "Ctrl-C during a single external generate logs the run to external.jsonl and exits 130",
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     await world(async ({ dir, env, server }) => {
       server.script("hang");
@@ -237,8 +228,6 @@ function startStallingValidator(answered: number) {
 
 Deno.test({
   name: "Ctrl-C in a deterministic batch does not wait for a validator that has not answered",
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     using work = tempDir("syn_interrupt_");
     const dir = work.path;
