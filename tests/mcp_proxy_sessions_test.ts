@@ -58,8 +58,6 @@ async function oneSession(url: string, token: string | undefined, text: string):
 Deno.test({
   name:
     "100 sessions through mcp-proxy --http in front of a command leave no process behind; SIGTERM ends the open ones",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_processes_" });
   const pidFile = `${dir}/pids`;
@@ -170,8 +168,6 @@ function countingUpstream(): {
 Deno.test({
   name:
     "100 sessions through mcp-proxy --http in front of an HTTP upstream leave no upstream session open",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const upstream = countingUpstream();
   const proxy = await spawnHttpServer(
@@ -208,8 +204,6 @@ Deno.test({
 Deno.test({
   name:
     "mcp-proxy --shared-upstream serves 100 sessions from one upstream process, ended on SIGTERM",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_shared_" });
   const pidFile = `${dir}/pids`;
@@ -300,6 +294,61 @@ Deno.test("mcp-proxy on stdio exits after its upstream has exited, its last writ
       assert.equal(lastWritten, "last write\n", shown);
       assert.match(shown, /"id":2/);
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcp-proxy on stdio, stopped by SIGTERM mid-session, exits after its upstream has", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_proxy_sigterm_" });
+  try {
+    const lastWrite = `${dir}/last`;
+    const pidFile = `${dir}/pids`;
+    await Deno.writeTextFile(pidFile, "");
+    const child = new Deno.Command(SELF_COMMAND[0], {
+      args: [
+        ...SELF_COMMAND.slice(1),
+        "mcp-proxy",
+        "--no-record",
+        "--",
+        ...tinyUpstream(dir, [
+          "--pid-file",
+          pidFile,
+          "--last-write",
+          lastWrite,
+          "--last-write-delay-ms",
+          "1000",
+        ]),
+      ],
+      clearEnv: true,
+      env: childEnv(),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const cancelKill = killAfter(child);
+    const stderr = new Response(child.stderr).text();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(LINES));
+    // The session is open (its answers came) when the signal arrives; input stays open.
+    const reader = child.stdout.getReader();
+    let seen = "";
+    while (!seen.includes('"id":2')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    child.kill("SIGTERM");
+    const status = await child.status;
+    cancelKill();
+    const lastWritten = await Deno.readTextFile(lastWrite).catch(() => "");
+    const stillRunning = await living(pidFile);
+    await writer.close().catch(() => {});
+    await reader.cancel().catch(() => {});
+    const shown = `stdout:\n${seen}\nstderr:\n${await stderr}`;
+    assert.equal(status.code, 0, shown);
+    assert.deepEqual(stillRunning, [], shown);
+    assert.equal(lastWritten, "last write\n", shown);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
