@@ -154,8 +154,8 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
   using work = tempDir();
   const cases: [string[], Record<string, string>, RegExp][] = [
     [["generate"], {}, /a prompt is required/],
-    [["generate", "x", "--engine=gpt9"], {}, /--engine must be one of/],
-    [["generate", "x", "--strict", "--relaxed"], {}, /exclude each other/],
+    [["generate", "x", "--engine=gpt9"], {}, /--engine: the engine is one of/],
+    [["generate", "x", "--strict", "--relaxed"], {}, /--strict, --relaxed: .*exclude each other/],
     [["generate", "x", "--seed=1.5"], {}, /--seed takes an integer/],
     [["generate", "x", "--concurrency", "2"], {}, /--concurrency applies to --batch only/],
     [["generate", "--batch", "missing.txt"], {}, /cannot read --batch file: missing\.txt/],
@@ -167,7 +167,7 @@ Deno.test("syn generate reports bad usage and bad configuration with exit 2", as
     [
       ["generate", "x", "--engine", "openai-compatible"],
       {},
-      /--engine openai with OPENAI_ENDPOINT or --endpoint/,
+      /--engine: .*openai-compatible \(an OpenAI-compatible server is the openai engine, with OPENAI_ENDPOINT or the endpoint option\)/,
     ],
     [["generate", "x", "--sed", "3"], {}, /unknown option '--sed' \(did you mean '--seed'\?\)/],
     [["generate", "x", "--seed"], {}, /^syn generate: --seed needs a value; see/],

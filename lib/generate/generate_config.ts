@@ -1,4 +1,4 @@
-import { resolvePath, type SynConfig, UsageError } from "../core/mod.ts";
+import { resolvePath, type SynConfig, SynError } from "../core/mod.ts";
 import { type EngineName, ENGINES } from "./asset.ts";
 import { DEFAULT_LOG_DIR } from "./labs_log.ts";
 
@@ -71,7 +71,10 @@ function parseFailFast(value: string): boolean {
   const text = value.trim().toLowerCase();
   if (["1", "true", "yes", "on", "strict"].includes(text)) return true;
   if (["0", "false", "no", "off", "relaxed"].includes(text)) return false;
-  throw new UsageError(`LABS_FAIL_FAST must be 1 (strict) or 0 (relaxed): ${value}`);
+  throw new SynError("config_error", `LABS_FAIL_FAST must be 1 (strict) or 0 (relaxed): ${value}`, {
+    variable: "LABS_FAIL_FAST",
+    value,
+  });
 }
 
 /**
@@ -89,12 +92,18 @@ export function resolveGenerateConfig(
   if (!(ENGINES as readonly string[]).includes(engine)) {
     // An OpenAI-compatible server is the openai engine pointed elsewhere.
     const hint = /compat|ollama|llama|vllm|local/i.test(engine)
-      ? " (an OpenAI-compatible server is --engine openai with OPENAI_ENDPOINT or --endpoint)"
+      ? " (an OpenAI-compatible server is the openai engine, with OPENAI_ENDPOINT or the endpoint option)"
       : "";
-    throw new UsageError(`--engine must be one of ${ENGINES.join(", ")}: ${engine}${hint}`);
+    throw new SynError(
+      "invalid_option",
+      `the engine is one of ${ENGINES.join(", ")}: ${engine}${hint}`,
+      { option: "engine", value: engine },
+    );
   }
   if (flags.strict && flags.relaxed) {
-    throw new UsageError("--strict and --relaxed exclude each other");
+    throw new SynError("invalid_option", "strict and relaxed exclude each other", {
+      options: ["strict", "relaxed"],
+    });
   }
   let strict = true;
   let strictSource: SettingSource = "default";
@@ -109,7 +118,11 @@ export function resolveGenerateConfig(
   const logDir = pickFolder(flags.logDir, labs.logDir, DEFAULT_LOG_DIR, options.cwd);
   const outDir = pickFolder(flags.out, labs.outputDir, DEFAULT_OUT_DIR, options.cwd);
   if (flags.temperature !== undefined && (flags.temperature < 0 || flags.temperature > 2)) {
-    throw new UsageError(`--temperature must be between 0 and 2: ${flags.temperature}`);
+    throw new SynError(
+      "invalid_option",
+      `the temperature is between 0 and 2: ${flags.temperature}`,
+      { option: "temperature", value: flags.temperature },
+    );
   }
   return Object.freeze({
     engine: engine as EngineName,

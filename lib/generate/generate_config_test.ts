@@ -1,6 +1,6 @@
 import { loadConfig } from "../core/mod.ts";
 import assert from "node:assert/strict";
-import { UsageError } from "../core/mod.ts";
+import { SynError } from "../core/mod.ts";
 import { resolveGenerateConfig, resolveLogDir } from "./generate_config.ts";
 
 const envOf = (values: Record<string, string>) => loadConfig((name) => values[name]);
@@ -16,8 +16,35 @@ Deno.test("resolveGenerateConfig() takes strictness from flag, then LABS_FAIL_FA
   assert.deepEqual(resolve({}, { LABS_FAIL_FAST: "1" }), [true, "env"]);
   assert.deepEqual(resolve({ strict: true }, { LABS_FAIL_FAST: "0" }), [true, "flag"]);
   assert.deepEqual(resolve({ relaxed: true }, { LABS_FAIL_FAST: "1" }), [false, "flag"]);
-  assert.throws(() => resolve({ strict: true, relaxed: true }, {}), UsageError);
-  assert.throws(() => resolve({}, { LABS_FAIL_FAST: "maybe" }), /LABS_FAIL_FAST must be 1/);
+  assert.throws(
+    () => resolve({ strict: true, relaxed: true }, {}),
+    new SynError("invalid_option", "strict and relaxed exclude each other", {
+      options: ["strict", "relaxed"],
+    }),
+  );
+  assert.throws(
+    () => resolve({}, { LABS_FAIL_FAST: "maybe" }),
+    (error) =>
+      error instanceof SynError && error.code === "config_error" &&
+      /LABS_FAIL_FAST must be 1/.test(error.message),
+  );
+});
+
+Deno.test("resolveGenerateConfig() names the setting of a bad value in data, never a flag in words", () => {
+  const options = { config: envOf({}), cwd };
+  for (
+    const [flags, option] of [
+      [{ engine: "ollama" }, "engine"],
+      [{ temperature: 2.5 }, "temperature"],
+    ] as const
+  ) {
+    assert.throws(
+      () => resolveGenerateConfig(flags, options),
+      (error) =>
+        error instanceof SynError && error.code === "invalid_option" &&
+        error.data.option === option && !error.message.includes("--"),
+    );
+  }
 });
 
 Deno.test("resolveGenerateConfig() resolves log and output folders flag > env > default against cwd", () => {
@@ -51,11 +78,11 @@ Deno.test("resolveGenerateConfig() freezes the result and checks the engine", ()
   assert.ok(Object.isFrozen(config));
   assert.throws(
     () => resolveGenerateConfig({ engine: "gpt5" }, { config: envOf({}), cwd }),
-    /--engine must be one of/,
+    /the engine is one of deterministic, /,
   );
   assert.throws(
     () => resolveGenerateConfig({ engine: "openai-compatible" }, { config: envOf({}), cwd }),
-    /openai-compatible \(an OpenAI-compatible server is --engine openai with OPENAI_ENDPOINT/,
+    /openai-compatible \(an OpenAI-compatible server is the openai engine, with OPENAI_ENDPOINT/,
   );
   assert.equal(resolveGenerateConfig({}, { config: envOf({}), cwd }).engine, "deterministic");
 });
