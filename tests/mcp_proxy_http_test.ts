@@ -26,8 +26,6 @@ async function eventsOf(stateDir: string): Promise<Map<string, StoredToolEvent[]
 Deno.test({
   name:
     "mcp-proxy --http: the token is required; each MCP session is served and recorded under its own id",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_http_" });
   const dataFile = `${dir}/data.json`;
@@ -136,8 +134,6 @@ async function allBytesUnder(dir: string): Promise<string> {
 Deno.test({
   name:
     "mcp-proxy --upstream-url: a call reaches an upstream on Streamable HTTP with its header, whose value is never shown or recorded",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_upstream_url_" });
   const root = `${dir}/root`;

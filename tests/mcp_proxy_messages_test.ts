@@ -79,8 +79,6 @@ Deno.test("an upstream's refusal is reported with its HTTP status and its answer
 Deno.test({
   name:
     "--upstream-header-env sends the variable's value, which is in no process's command line, recorded file or message",
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   await withUpstream(async (upstream, dir) => {
     const proxy = await spawnHttpServer(

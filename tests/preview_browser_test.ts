@@ -249,8 +249,6 @@ async function checkRenderable(page: Page, document: PreviewDocument, errors: st
 Deno.test({
   name: "the preview page renders, reacts and sounds in headless Chromium",
   ignore: !CHROMIUM,
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn(t) {
     const store = await loadSchemaStore();
     const inputs = [
@@ -358,8 +356,6 @@ function panelLayout(page: Page): Promise<PanelLayout> {
 Deno.test({
   name: "a still of a panel shows every value whole and no empty section",
   ignore: !CHROMIUM,
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn(t) {
     const store = await loadSchemaStore();
     const panels = (await readJsonFiles(OWN_EXAMPLES.pathname))

@@ -222,8 +222,6 @@ Deno.test({
 Deno.test({
   name: "Ctrl-C during preview --png reports the stills written, blames no asset and exits 130",
   ignore: !CHROMIUM,
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     const dir = await Deno.makeTempDir();
     const baseline = await Deno.readTextFile(BASELINE);
