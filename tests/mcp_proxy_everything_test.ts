@@ -233,7 +233,10 @@ async function featurePass(transport: Transport): Promise<Record<string, string>
   const seen: Seen = { sampling: [], elicitation: [] };
   const client = featureClient(seen);
   await client.connect(transport);
-  const results: Record<string, string> = {};
+  // Kept apart from the checks: tasks are not carried, so the proxy does not advertise them.
+  const results: Record<string, string> = {
+    tasks: String("tasks" in (client.getServerCapabilities() ?? {})),
+  };
   try {
     for (const [name, check] of Object.entries(CHECKS)) {
       try {
@@ -275,7 +278,8 @@ Deno.test({
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_everything_" });
   try {
     const direct = stdioTransport(UPSTREAM);
-    const directResults = await featurePass(direct.transport);
+    const { tasks: directTasks, ...directResults } = await featurePass(direct.transport);
+    assert.equal(directTasks, "true");
     const failedDirectly = Object.entries(directResults).filter(([, value]) =>
       value.startsWith("failed:")
     );
@@ -289,7 +293,8 @@ Deno.test({
       "--",
       ...UPSTREAM,
     ]);
-    const stdioResults = await featurePass(proxied.transport);
+    const { tasks: stdioTasks, ...stdioResults } = await featurePass(proxied.transport);
+    assert.equal(stdioTasks, "false");
     assert.deepEqual(stdioResults, directResults, `through stdio:\n${proxied.stderr()}`);
 
     const proxy = await spawnHttpServer(
@@ -300,7 +305,8 @@ Deno.test({
       const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
         requestInit: { headers: { authorization: `Bearer ${proxy.token}` } },
       });
-      const httpResults = await featurePass(transport);
+      const { tasks: httpTasks, ...httpResults } = await featurePass(transport);
+      assert.equal(httpTasks, "false");
       assert.deepEqual(httpResults, directResults, `through --http:\n${proxy.stderr()}`);
     } finally {
       const status = await proxy.stop();
