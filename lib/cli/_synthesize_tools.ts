@@ -20,7 +20,8 @@ import {
   validateStored,
   type ValidationResult,
 } from "../synthesize/mod.ts";
-import { freshUpstreamWorlds, openUpstreamValidation, upstreamTargetOf } from "../proxy/mod.ts";
+import { freshUpstreamWorlds, openUpstreamValidation } from "../proxy/mod.ts";
+import { upstreamFromFlags } from "./_upstream_flags.ts";
 import { numberFlag, parseCommandArgs } from "./args.ts";
 import { type CliIo, EXIT } from "./io.ts";
 
@@ -248,7 +249,7 @@ export async function openExecution(
     return { ...release, fresh: { worlds, jobs } };
   }
   if (values.upstream || values["upstream-url"]) {
-    const target = upstreamTargetOf(values, command);
+    const target = upstreamFromFlags(values, command);
     const upstream = target.kind === "stdio"
       ? { ...target, cwd: io.cwd, env: io.environment?.() }
       : target;

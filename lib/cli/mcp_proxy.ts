@@ -6,8 +6,8 @@ import {
   runMcpProxy,
   serveMcpProxyHttp,
   upstreamSecrets,
-  upstreamTargetOf,
 } from "../proxy/mod.ts";
+import { upstreamFromFlags } from "./_upstream_flags.ts";
 import { parseCommandArgs } from "./args.ts";
 import {
   HTTP_FLAGS,
@@ -142,7 +142,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `put the upstream's command after --: ${neutralizeTerminalText(positionals[0])}`,
     );
   }
-  const upstream = upstreamTargetOf(values, command, { environment: io.environment?.() });
+  const upstream = upstreamFromFlags(values, command, { environment: io.environment?.() });
   const http = resolveHttpTarget(values, io.config);
   if (values["shared-upstream"] && !http) {
     throw new UsageError("--shared-upstream goes with --http (on stdio there is one session)");

@@ -34,9 +34,9 @@ export {
   describeRefusal,
   describeUpstream,
   listAllTools,
-  type UpstreamFlags,
   upstreamName,
   upstreamSecrets,
+  type UpstreamSpec,
   type UpstreamTarget,
   upstreamTargetOf,
 } from "./upstream.ts";

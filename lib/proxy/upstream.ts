@@ -15,7 +15,7 @@ import {
   basenameOf,
   errorMessage,
   neutralizeTerminalText,
-  UsageError,
+  SynError,
   VERSION,
 } from "../core/mod.ts";
 
@@ -47,83 +47,77 @@ const KEPT_STDERR_LINES = 5;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The flags that name an upstream. */
-export interface UpstreamFlags {
-  "upstream-url"?: string;
-  "upstream-header"?: string[];
-  /** `Name=ENV_NAME`: the header's value is read from that environment variable. */
-  "upstream-header-env"?: string[];
-}
+/**
+ * Where the upstream is, as given: a command to start, or a URL with its headers —
+ * `Name: value`, and `Name=ENV_NAME` for a value read from the environment.
+ */
+export type UpstreamSpec =
+  | { command: readonly string[] }
+  | { url: string; headers?: readonly string[]; headerVariables?: readonly string[] };
 
 /**
- * The target the flags name: `--upstream-url URL` (with `--upstream-header 'Name: value'`
- * and `--upstream-header-env 'Name=ENV_NAME'`, both repeatable) or the command after `--`.
- * `environment` is the configuration's view of the environment, where `ENV_NAME`s are
- * looked up. Throws `UsageError` for neither, both, a malformed header, or a variable
- * that is not set.
+ * The target a spec names. `environment` is the configuration's view of the environment,
+ * where `ENV_NAME`s are looked up. A URL that is not http(s), a malformed header or a
+ * variable that is not set is a `SynError` `invalid_option` naming its setting
+ * (`upstream-url`, `upstream-header`, `upstream-header-env`).
  */
 export function upstreamTargetOf(
-  flags: UpstreamFlags,
-  command: readonly string[],
+  spec: UpstreamSpec,
   options: { environment?: Readonly<Record<string, string>> } = {},
 ): UpstreamTarget {
-  const url = flags["upstream-url"];
-  const headerFlags = [...flags["upstream-header"] ?? [], ...flags["upstream-header-env"] ?? []];
-  if (url !== undefined && command.length) {
-    throw new UsageError("give the upstream as --upstream-url URL or after --, not both");
+  if ("command" in spec) {
+    return { kind: "stdio", command: spec.command[0], args: spec.command.slice(1) };
   }
-  if (url === undefined) {
-    if (!command.length) {
-      throw new UsageError("name the upstream: -- <command> [args…], or --upstream-url URL");
-    }
-    if (headerFlags.length) {
-      throw new UsageError("--upstream-header and --upstream-header-env go with --upstream-url");
-    }
-    return { kind: "stdio", command: command[0], args: command.slice(1) };
-  }
-  let parsed: URL;
+  let parsed: URL | undefined;
   try {
-    parsed = new URL(url);
+    parsed = new URL(spec.url);
   } catch {
-    throw new UsageError("--upstream-url takes an http:// or https:// URL");
+    // refused below
   }
-  if (!/^https?:$/.test(parsed.protocol)) {
-    throw new UsageError("--upstream-url takes an http:// or https:// URL");
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+    // The URL itself is left out: it may carry credentials.
+    throw invalidOption("upstream-url", "the upstream URL is not an http:// or https:// URL");
   }
   const headers: Record<string, string> = {};
-  for (const header of flags["upstream-header"] ?? []) {
+  for (const header of spec.headers ?? []) {
     const match = /^([^:]+):\s*(.*)$/.exec(header);
     if (!match || !HEADER_NAME.test(match[1])) {
-      throw new UsageError("--upstream-header takes 'Name: value'");
+      throw invalidOption("upstream-header", "a header is 'Name: value'");
     }
     headers[match[1]] = match[2];
   }
-  for (const header of flags["upstream-header-env"] ?? []) {
+  for (const header of spec.headerVariables ?? []) {
     headers[header.split("=")[0]] = headerFromEnvironment(header, options.environment ?? {});
   }
   return { kind: "http", url: parsed.href, headers };
 }
 
-/** The value of `--upstream-header-env Name=ENV_NAME`: the variable's, which must be set. */
+function invalidOption(option: string, message: string): SynError {
+  return new SynError("invalid_option", message, { option });
+}
+
+/** The value of a header read from the environment (`Name=ENV_NAME`): the variable's, which must be set. */
 function headerFromEnvironment(
-  flag: string,
+  pair: string,
   environment: Readonly<Record<string, string>>,
 ): string {
-  const match = /^([^=]+)=(.*)$/.exec(flag);
+  const match = /^([^=]+)=(.*)$/.exec(pair);
   if (!match || !HEADER_NAME.test(match[1]) || !ENV_NAME.test(match[2])) {
-    throw new UsageError(
-      "--upstream-header-env takes 'Name=ENV_NAME', e.g. 'Authorization=MCP_UPSTREAM_AUTH'",
+    throw invalidOption(
+      "upstream-header-env",
+      "a header read from the environment takes 'Name=ENV_NAME', e.g. 'Authorization=MCP_UPSTREAM_AUTH'",
     );
   }
   const value = environment[match[2]];
   if (value === undefined || value === "") {
-    throw new UsageError(
-      `--upstream-header-env ${match[1]}=${match[2]}: ${match[2]} is not set ` +
+    throw invalidOption(
+      "upstream-header-env",
+      `${match[1]}=${match[2]}: ${match[2]} is not set ` +
         `(export it with the header's whole value, e.g. "Bearer …")`,
     );
   }
   if (/[\r\n\0]/.test(value)) {
-    throw new UsageError(`--upstream-header-env: ${match[2]} holds a line break`);
+    throw invalidOption("upstream-header-env", `${match[2]} holds a line break`);
   }
   return value.trim();
 }

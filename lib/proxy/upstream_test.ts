@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SynError } from "../core/mod.ts";
 import { describeRefusal, upstreamName, upstreamTargetOf } from "./upstream.ts";
 
 Deno.test("describeRefusal() gives the status and the answer, folded, capped and printable", () => {
@@ -41,14 +42,13 @@ Deno.test("upstreamName() names the script a runner starts, else the program", (
   );
 });
 
-Deno.test("upstreamTargetOf() takes --upstream-header-env values from the environment given", () => {
+Deno.test("upstreamTargetOf() reads header values from the environment given", () => {
   const target = upstreamTargetOf(
     {
-      "upstream-url": "https://mcp.example.com/mcp",
-      "upstream-header": ["X-Trace: on"],
-      "upstream-header-env": ["Authorization=UPSTREAM_AUTH"],
+      url: "https://mcp.example.com/mcp",
+      headers: ["X-Trace: on"],
+      headerVariables: ["Authorization=UPSTREAM_AUTH"],
     },
-    [],
     { environment: { UPSTREAM_AUTH: "Bearer abc123" } },
   );
   assert.deepEqual(target, {
@@ -56,24 +56,36 @@ Deno.test("upstreamTargetOf() takes --upstream-header-env values from the enviro
     url: "https://mcp.example.com/mcp",
     headers: { "X-Trace": "on", Authorization: "Bearer abc123" },
   });
-  assert.throws(
-    () =>
-      upstreamTargetOf(
-        { "upstream-url": "https://x.example/mcp", "upstream-header-env": ["A=B"] },
-        [],
-        {
-          environment: {},
-        },
-      ),
-    /B is not set/,
-  );
-  assert.throws(
-    () =>
-      upstreamTargetOf(
-        { "upstream-url": "https://x.example/mcp", "upstream-header-env": ["A=LINE"] },
-        [],
-        { environment: { LINE: "a\nb" } },
-      ),
-    /line break/,
-  );
+  assert.deepEqual(upstreamTargetOf({ command: ["node", "server.js"] }), {
+    kind: "stdio",
+    command: "node",
+    args: ["server.js"],
+  });
+});
+
+Deno.test("upstreamTargetOf() refuses a bad value with invalid_option naming its setting, not a flag", () => {
+  const url = "https://x.example/mcp";
+  const cases: [Parameters<typeof upstreamTargetOf>[0], Record<string, string>, string, RegExp][] =
+    [
+      [
+        { url: "ftp://user:pw@x.example/" },
+        {},
+        "upstream-url",
+        /not an http:\/\/ or https:\/\/ URL/,
+      ],
+      [{ url, headers: ["no colon"] }, {}, "upstream-header", /'Name: value'/],
+      [{ url, headerVariables: ["A: b"] }, {}, "upstream-header-env", /takes 'Name=ENV_NAME'/],
+      [{ url, headerVariables: ["A=B"] }, {}, "upstream-header-env", /A=B: B is not set/],
+      [{ url, headerVariables: ["A=LINE"] }, { LINE: "a\nb" }, "upstream-header-env", /line break/],
+    ];
+  for (const [spec, environment, option, message] of cases) {
+    assert.throws(
+      () => upstreamTargetOf(spec, { environment }),
+      (error) =>
+        error instanceof SynError && error.code === "invalid_option" &&
+        error.data.option === option && message.test(error.message) &&
+        !error.message.includes("--") && !error.message.includes("pw"),
+      option,
+    );
+  }
 });
