@@ -40,12 +40,7 @@ export {
   resolvePath,
 } from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
-export {
-  concatBytes,
-  readStreamCapped,
-  readSyncCapped,
-  type SyncByteSource,
-} from "./read_capped.ts";
+export { readStreamCapped, readSyncCapped, type SyncByteSource } from "./read_capped.ts";
 export { type LineRead, readLines, type ReadLinesOptions } from "./read_lines.ts";
 export {
   type ByteReader,
@@ -56,7 +51,7 @@ export {
 } from "./byte_reader.ts";
 export { utf8ByteLength } from "./utf8_byte_length.ts";
 export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
-export { isSecretName, maskSecretFields, SECRET_NAME_EXAMPLES } from "./secret_names.ts";
+export { isSecretName, maskSecretFields } from "./secret_names.ts";
 export {
   CONFIG_VARIABLES,
   type ConfigVariable,
@@ -74,7 +69,6 @@ export { backoffDelay, type BackoffOptions, LABS_BACKOFF } from "./backoff.ts";
 export { lineColumnAt, parseJson } from "./parse_json.ts";
 export {
   appendJsonl,
-  appendJsonlLines,
   readJsonl,
   type StagedFile,
   stageFile,
@@ -92,11 +86,6 @@ export {
 export { type ByteSink, SerialWriter, type SerialWriterStats } from "./serial_writer.ts";
 export {
   chooseServerToken,
-  constantTimeEqual,
-  hostnameOfHost,
-  isLoopbackHostname,
-  LOOPBACK_HOSTS,
-  MIN_SERVER_TOKEN_CHARS,
   newServerToken,
   parseAllowedOrigin,
   ServerEdge,
@@ -104,11 +93,5 @@ export {
   type ServerToken,
   type TokenChannel,
 } from "./server_edge.ts";
-export {
-  DEFAULT_MAX_REQUESTS,
-  DEFAULT_MAX_REQUESTS_PER_PEER,
-  type LocalServer,
-  serveLocal,
-  type ServeLocalOptions,
-} from "./serve_local.ts";
+export { type LocalServer, serveLocal, type ServeLocalOptions } from "./serve_local.ts";
 export { ConnectionLimit, type ConnectionLimitOptions } from "./connection_limit.ts";
