@@ -130,8 +130,6 @@ Deno.test({
   name:
     "the official conformance suite passes the same scenarios against its reference server directly and through mcp-proxy --http",
   ignore: reason !== undefined,
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_conformance_" });
   const reference = await startReferenceServer();

@@ -272,8 +272,6 @@ Deno.test({
   name:
     "server-everything passes the same feature checks directly, through mcp-proxy on stdio and through mcp-proxy --http",
   ignore: reason !== undefined,
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_everything_" });
   try {
@@ -321,8 +319,6 @@ Deno.test({
   name:
     "mcp-proxy --shared-upstream sends each of the server's sampling requests to the client whose call asked",
   ignore: reason !== undefined,
-  sanitizeOps: false,
-  sanitizeResources: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_proxy_shared_everything_" });
   const proxy = await spawnHttpServer(

@@ -167,9 +167,6 @@ async function runBlock(page: string, example: Example): Promise<void> {
 
 Deno.test({
   name: "every shell example in the README and the docs runs as written in a scratch folder",
-  // The examples start servers and children whose ops outlive a single step's bookkeeping.
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn(context) {
     const install = await runCommand(
       [Deno.execPath(), "run", "-A", join(ROOT, "scripts/install.ts")],
