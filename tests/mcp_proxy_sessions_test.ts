@@ -353,3 +353,39 @@ Deno.test("mcp-proxy on stdio, stopped by SIGTERM mid-session, exits after its u
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("when the upstream exits, the call in flight is answered with an error and mcp-proxy ends the session", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_proxy_upstream_exit_" });
+  try {
+    const child = new Deno.Command(SELF_COMMAND[0], {
+      args: [...SELF_COMMAND.slice(1), "mcp-proxy", "--no-record", "--", ...tinyUpstream(dir)],
+      clearEnv: true,
+      env: childEnv(),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const cancelKill = killAfter(child);
+    const stdout = new Response(child.stdout).text();
+    const stderr = new Response(child.stderr).text();
+    const writer = child.stdin.getWriter();
+    const crash = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "exit", arguments: {} },
+    });
+    // The client's input stays open: only the upstream's exit can end the session.
+    await writer.write(new TextEncoder().encode(`${LINES}${crash}\n`));
+    const status = await child.status;
+    cancelKill();
+    await writer.close().catch(() => {});
+    const shown = `stdout:\n${await stdout}\nstderr:\n${await stderr}`;
+    assert.equal(status.code, 0, shown);
+    const answers = (await stdout).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    assert.deepEqual(answers.find((answer) => answer.id === 3)?.error?.code, -32000, shown);
+    assert.match(await stderr, /the upstream \(tiny_mcp_upstream\.ts\) closed the connection/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

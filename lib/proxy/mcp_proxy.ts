@@ -128,12 +128,16 @@ export async function openMcpProxy(options: McpProxyOptions): Promise<McpProxy> 
   const said = new Set<string>();
   // Each session reads the composites: a reason one is left out is told once, not per session.
   const reportOnce = (line: string) => said.has(line) || (said.add(line), options.report(line));
-  const upstreams = new UpstreamPool({ ...options, report: reportOnce });
+  // The upstream's own stderr lines are shown as they come, every one.
+  const upstreams = new UpstreamPool(options);
   let shared: Promise<UpstreamLink> | undefined;
   const sharedLink = () => {
-    shared ??= upstreams.link(SHARED_UPSTREAM_CAPABILITIES, true);
-    shared.catch(() => shared = undefined);
-    return shared;
+    const link = shared ??= upstreams.link(SHARED_UPSTREAM_CAPABILITIES, true, () => {
+      // Gone: the next session connects again.
+      if (shared === link) shared = undefined;
+    });
+    link.catch(() => shared === link && (shared = undefined));
+    return link;
   };
   const context = { ...options, report: reportOnce, recorder };
   let disposed: Promise<void> | undefined;
@@ -185,7 +189,16 @@ class UpstreamPool {
     return this.#open.size + this.#ending.size;
   }
 
-  async link(capabilities: ClientCapabilities, shared: boolean): Promise<UpstreamLink> {
+  /**
+   * Connects a new upstream link. When the connection ends on its own (the command exited),
+   * its sessions are closed, as a client connected directly would see its server go, and
+   * `lost` is called.
+   */
+  async link(
+    capabilities: ClientCapabilities,
+    shared: boolean,
+    lost: () => void = () => {},
+  ): Promise<UpstreamLink> {
     const link = new UpstreamLink(shared);
     const name = upstreamName(this.#options.upstream);
     const client = await connectUpstream(this.#options.upstream, {
@@ -199,6 +212,17 @@ class UpstreamPool {
       for (const session of link.sessions) await session.toolsChanged();
     });
     this.#open.set(link, client);
+    const closed = client.onclose;
+    client.onclose = () => {
+      closed?.();
+      if (!this.#open.delete(link)) return;
+      this.#options.report(`the upstream (${name}) closed the connection`);
+      lost();
+      // After the answers to the calls it failed (Connection closed) have gone out.
+      setTimeout(() => {
+        for (const session of [...link.sessions]) void session.server.close().catch(() => {});
+      }, 0);
+    };
     return link;
   }
 
@@ -262,7 +286,8 @@ async function openProxySession(
     relay: link.relay,
     maxInFlight: MAX_CALLS_IN_FLIGHT,
     // The 2026-era protocol is served per request by the SDK: it keeps its own path.
-    legacy: () => (server.getNegotiatedProtocolVersion() ?? "9999") < "2026",
+    // (A 2026-era instance is bound to its revision when connected, before any request.)
+    legacy: () => (server.getNegotiatedProtocolVersion() ?? "") < "2026",
   };
   forwardRequests(session, upstream, server.capabilities);
   passNotificationsUp(session, upstream);

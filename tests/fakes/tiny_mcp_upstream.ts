@@ -7,7 +7,8 @@
  *
  * `--pid-file` appends this process's id to FILE at start. `--last-write` makes it, once its
  * input ends, wait N ms and then append "last write" to FILE before exiting — as a server
- * that saves its state on the way out.
+ * that saves its state on the way out. A call of the tool `exit` ends the process at once,
+ * unanswered — as a server that crashes.
  */
 const args = Deno.args;
 const option = (name: string) => {
@@ -62,6 +63,7 @@ for await (const chunk of Deno.stdin.readable) {
     if (!line) continue;
     const message = JSON.parse(line);
     if (message.id === undefined || message.method === undefined) continue;
+    if (message.method === "tools/call" && message.params?.name === "exit") Deno.exit(3);
     const result = answer(message);
     write(
       result === undefined
