@@ -17,12 +17,7 @@ export {
   compareEvents,
   parseToolEvent,
   type StoredToolEvent,
-  timestampMs,
-  toEventRecord,
-  TOOL_OUTCOMES,
   type ToolEvent,
-  type ToolEventParser,
-  toolEventParser,
   type ToolEventRecord,
   type ToolEventVerdict,
   type ToolOutcome,
@@ -34,22 +29,14 @@ export type {
   SessionRange,
   SessionSummary,
 } from "./event_store.ts";
-export {
-  openSqliteDatabase,
-  openSqliteEventStore,
-  SQLITE_EVENTS_FILE,
-  SqliteEventStore,
-} from "./sqlite_event_store.ts";
+export { openSqliteEventStore, SqliteEventStore } from "./sqlite_event_store.ts";
 export { openEventStore } from "./open_event_store.ts";
 export {
-  MAX_PENDING_EVENTS,
   type RecordedCall,
-  RECORDER_BATCH_SIZE,
-  RECORDER_FLUSH_MS,
   ToolCallRecorder,
   type ToolCallRecorderOptions,
 } from "./tool_call_recorder.ts";
-export { openPostgresEventStore, postgresLocation } from "./postgres_event_store.ts";
+export { openPostgresEventStore } from "./postgres_event_store.ts";
 export {
   type BadLine,
   type FormatHint,
@@ -62,13 +49,11 @@ export {
   ingestSources,
 } from "./ingest.ts";
 export {
-  compareChains,
   mineChains,
   type MinedChain,
   type MineOptions,
   type MiningSession,
 } from "./mine_chains.ts";
-export { cosineTfidf } from "./cosine_tfidf.ts";
 /** The condition language is the composite plan's (`lib/tools`). */
 export { MAX_CONDITION_CHARS, MAX_CONDITION_DEPTH, parseCondition } from "../tools/mod.ts";
 export { StepGraph, type StepNode } from "./step_graph.ts";
@@ -76,44 +61,27 @@ export {
   type AnalysisOptions,
   analyzeParameters,
   type ParameterAnalysis,
-  returnedBy,
   type SampleStep,
 } from "./analyze_parameters.ts";
 export {
-  checkSynthesizedTool,
   type ErrorStrategy,
-  secretConstantProblems,
-  sessionConstantProblems,
-  stepGraphOf,
   type StepInput,
   SynthesisError,
   SYNTHESIZED_TOOL_SCHEMA,
   type SynthesizedStep,
   type SynthesizedTool,
-  toolIdFor,
   type Wire,
-  withParallelism,
 } from "./synthesized_tool.ts";
 export {
-  analyzeSamples,
   type ChainInfo,
   type ChainSample,
-  errorStrategyFor,
-  MAX_EARLIER_OUTPUTS,
-  retrieveSamples,
   type SynthesisOptions,
   synthesizeDeterministic,
 } from "./synthesize_deterministic.ts";
 export {
-  compositeLatency,
-  DEFAULT_VALIDATION_CONFIG,
   InsufficientDataError,
-  matchChain,
-  projectSession,
   type ReplaySession,
-  selectSessions,
   similarity,
-  unhandledFailures,
   validateByReplay,
   type ValidationConfig,
   type ValidationEvidence,
@@ -131,7 +99,6 @@ export {
   type PromotionOptions,
   REGISTRY_ENTRY_SCHEMA,
   type RegistryEntry,
-  registryEntryProblems,
   type SkippedEntry,
   SynthesizedRegistry,
   type ToolStatus,
@@ -140,27 +107,18 @@ export { type CompositeRegistration, registerPromotedComposites } from "./promot
 export {
   type AnsweredCall,
   openToolCallRecording,
-  recordedCallOf,
   type ToolCallRecording,
   type ToolCallRecordingOptions,
   toolRegistryWithComposites,
 } from "./tool_call_recording.ts";
 export { type SavingsReport, savingsReport, type SavingsRow } from "./savings_report.ts";
-export {
-  CORRECTION_TEMPLATE,
-  renderCorrectionPrompt,
-  renderSynthesisPrompt,
-  SYNTHESIS_TEMPLATE,
-} from "./synthesis_prompt.ts";
 export { type ModelSynthesisOptions, synthesizeWithModel } from "./synthesize_with_model.ts";
 export {
   type ExecutionScore,
   type ExecutionTarget,
-  recordedArguments,
   type RecordedRun,
-  validateByExecution,
 } from "./execution_validation.ts";
-export { INGEST_FIRST, loadSessions, type LoadSessionsOptions } from "./load_sessions.ts";
+export { loadSessions, type LoadSessionsOptions } from "./load_sessions.ts";
 export { mineStoredChains, type StoredChains } from "./mine_stored_chains.ts";
 export {
   type SynthesisEngine,
@@ -183,16 +141,7 @@ export {
   validateInFreshWorlds,
   type World,
 } from "./fresh_execution.ts";
-export {
-  appendSessionOrigin,
-  maskCommand,
-  readOnlyToolsOf,
-  readSessionOrigins,
-  SESSION_ORIGINS_FILE,
-  type SessionOrigin,
-  sessionOriginsPath,
-  type UpstreamOrigin,
-} from "./session_origins.ts";
+export { readSessionOrigins, type SessionOrigin, type UpstreamOrigin } from "./session_origins.ts";
 export {
   type PipelineExecution,
   type PipelineRow,

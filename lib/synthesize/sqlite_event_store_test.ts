@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { eventStoreConformance, makeEvent } from "../../tests/fakes/event_store_conformance.ts";
-import { openSqliteDatabase, openSqliteEventStore, SQLITE_EVENTS_FILE } from "./mod.ts";
+import { openSqliteDatabase, SQLITE_EVENTS_FILE } from "./sqlite_event_store.ts";
+import { openSqliteEventStore } from "./mod.ts";
 import { openEventStore } from "./open_event_store.ts";
 
 function tempState(): { path: string } & AsyncDisposable {

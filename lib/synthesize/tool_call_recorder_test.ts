@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { EventStore } from "./event_store.ts";
 import { OUTPUT_SUMMARY_CHARS } from "../tools/mod.ts";
-import { MAX_PENDING_EVENTS, RECORDER_BATCH_SIZE, ToolCallRecorder } from "./mod.ts";
+import { MAX_PENDING_EVENTS, RECORDER_BATCH_SIZE } from "./tool_call_recorder.ts";
+import { ToolCallRecorder } from "./mod.ts";
 import { openSqliteEventStore } from "./sqlite_event_store.ts";
 
 const SECRET = "sk-test-0123456789abcdef";

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { SynError } from "../core/mod.ts";
-import {
-  compareEvents,
-  parseToolEvent,
-  type StoredToolEvent,
-  timestampMs,
-  toEventRecord,
-  toolEventParser,
-} from "./mod.ts";
+import { timestampMs, toEventRecord, toolEventParser } from "./tool_event.ts";
+import { compareEvents, parseToolEvent, type StoredToolEvent } from "./mod.ts";
 
 const VALID = {
   event_id: "e1",
