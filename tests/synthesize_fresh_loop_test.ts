@@ -86,8 +86,6 @@ const inputsOf = (tool: SynthesizedTool) => tool.steps.map((step) => step.inputs
 Deno.test({
   name:
     "the loop keeps hidden order, learns no session value or secret as a constant, and executes before promotion",
-  sanitizeResources: false,
-  sanitizeOps: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "syn_fresh_loop_" });
   try {
