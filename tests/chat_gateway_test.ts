@@ -139,6 +139,9 @@ Deno.test({
       refusals.map((event) => event.payload.correlation_id),
       frames.map(([, correlationId]) => correlationId),
     );
+    for (const [, correlationId] of frames) {
+      assert.equal(await fixture.gateway.replyFinished("bad", correlationId), false, correlationId);
+    }
     assert.match(
       String(socket.of("x6")[0].payload.message),
       /^Invalid frame: \/data\/after_sequence: /,
