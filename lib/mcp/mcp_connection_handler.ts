@@ -30,7 +30,10 @@ export function createMcpConnectionHandler(
     },
     oversize(id, bytes) {
       log(`mcp:reject reason=payload_too_large bytes=${bytes}`);
-      return errorResponse(id, RPC_ERROR.invalidRequest, "Invalid request: line over 1 MiB");
+      return errorResponse(id, {
+        code: RPC_ERROR.invalidRequest,
+        message: "Invalid request: line over 1 MiB",
+      });
     },
     async close() {
       const opened = await session?.catch(() => undefined);

@@ -57,17 +57,14 @@ export function resultResponse(id: JsonRpcId | null, result: unknown): JsonRpcRe
   return { jsonrpc: "2.0", id, result };
 }
 
-/** An error response. */
-export function errorResponse(
-  id: JsonRpcId | null,
-  code: number,
-  message: string,
-  data?: unknown,
-): JsonRpcResponse {
-  const error: JsonRpcErrorObject = data === undefined
-    ? { code, message }
-    : { code, message, data };
-  return { jsonrpc: "2.0", id, error };
+/** An error response (`data` left out when it is undefined). */
+export function errorResponse(id: JsonRpcId | null, error: JsonRpcErrorObject): JsonRpcResponse {
+  const { code, message, data } = error;
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: data === undefined ? { code, message } : { code, message, data },
+  };
 }
 
 /** True for a value that may be a request id (JSON-RPC 2.0 §4, fractions discouraged). */
