@@ -151,7 +151,9 @@ export function resolveServeTarget(
     if (flags.socket === "") throw new UsageError("--socket takes a path");
     return { mode: "socket", path: flags.socket };
   }
-  const target = resolveMcpEndpoint(config.mcp, "server", (line) => warn(`mcp:warn ${line}`));
+  const target = resolveMcpEndpoint(config.mcp, "server", {
+    warn: (line) => warn(`mcp:warn ${line}`),
+  });
   if (target.transport === "stdio") return { mode: "stdio" };
   if (target.transport === "socket") return { mode: "socket", path: target.path };
   return { mode: "tcp", hostname: target.hostname, port: target.port };

@@ -40,7 +40,7 @@ export async function connectValidator(options: ConnectValidatorOptions): Promis
   const target = resolveValidatorTarget(
     options.config,
     options.selfCommand,
-    options.warn ?? (() => {}),
+    { warn: options.warn },
   );
   if (target.transport !== "stdio") {
     return await connectOverNetwork(target, timeoutMs);

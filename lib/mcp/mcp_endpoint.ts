@@ -21,8 +21,9 @@ export type McpRole = "server" | "client";
 export function resolveMcpEndpoint(
   settings: McpSettings,
   role: McpRole,
-  warn: (message: string) => void = () => {},
+  options: { warn?: (message: string) => void } = {},
 ): McpEndpoint {
+  const warn = options.warn ?? (() => {});
   let endpoint = settings.endpoint?.toLowerCase() ?? "";
   if (endpoint === "") {
     if (!settings.host && !settings.port) return { transport: "stdio", configured: false };

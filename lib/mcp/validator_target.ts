@@ -25,10 +25,13 @@ export type ValidatorTarget =
 export function resolveValidatorTarget(
   config: Pick<ValidatorConfig, "mcp" | "schemasDir" | "examplesDir">,
   selfCommand: readonly string[],
-  warn: (line: string) => void = () => {},
+  options: { warn?: (line: string) => void } = {},
 ): ValidatorTarget {
+  const warn = options.warn ?? (() => {});
   const own = { transport: "stdio" as const, command: [...selfCommand, "mcp-serve", "--stdio"] };
-  const target = resolveMcpEndpoint(config.mcp, "client", (line) => warn(`validator: ${line}`));
+  const target = resolveMcpEndpoint(config.mcp, "client", {
+    warn: (line) => warn(`validator: ${line}`),
+  });
   if (target.transport !== "stdio") {
     const deprecated = { SYN_SCHEMAS_DIR: config.schemasDir, SYN_EXAMPLES_DIR: config.examplesDir };
     for (const [name, value] of Object.entries(deprecated)) {

@@ -49,7 +49,7 @@ Deno.test("resolveValidatorTarget() falls back to tcp with one warning for an un
   const target = resolveValidatorTarget(
     envOf({ MCP_ENDPOINT: "carrier-pigeon", MCP_PORT: "9" }),
     SELF,
-    (line) => warnings.push(line),
+    { warn: (line) => warnings.push(line) },
   );
   assert.deepEqual(target, { transport: "tcp", hostname: "127.0.0.1", port: 9 });
   assert.equal(warnings.length, 1);
@@ -67,7 +67,10 @@ Deno.test("resolveValidatorTarget() is a clear error for tcp without a port or s
   assert.throws(() => resolveValidatorTarget(envOf({ MCP_HOST: "h" }), SELF), isConfigError);
   const warnings: string[] = [];
   assert.throws(
-    () => resolveValidatorTarget(envOf({ MCP_ENDPOINT: "udp" }), SELF, (l) => warnings.push(l)),
+    () =>
+      resolveValidatorTarget(envOf({ MCP_ENDPOINT: "udp" }), SELF, {
+        warn: (l) => warnings.push(l),
+      }),
     isConfigError,
   );
   assert.equal(warnings.length, 1, "the fallback warning, then the error");
@@ -90,7 +93,7 @@ Deno.test("resolveValidatorTarget() warns once per variable that SYN_SCHEMAS_DIR
   resolveValidatorTarget(
     envOf({ MCP_ENDPOINT: "socket", MCP_SOCKET_PATH: "/s", SYN_SCHEMAS_DIR: "/schemas" }),
     SELF,
-    (line) => warnings.push(line),
+    { warn: (line) => warnings.push(line) },
   );
   assert.equal(warnings.length, 1);
   assert.match(warnings[0], /SYN_SCHEMAS_DIR is deprecated and ignored for socket/);
@@ -104,13 +107,17 @@ Deno.test("resolveValidatorTarget() warns once that SYN_SCHEMAS_DIR is deprecate
     ]
   ) {
     const warnings: string[] = [];
-    const target = resolveValidatorTarget(envOf(env), SELF, (line) => warnings.push(line));
+    const target = resolveValidatorTarget(envOf(env), SELF, {
+      warn: (line) => warnings.push(line),
+    });
     assert.equal(target.transport, "stdio");
     assert.equal(warnings.length, 1, JSON.stringify(env));
     assert.match(warnings[0], /^validator: SYN_SCHEMAS_DIR is deprecated; forwarded to the stdio/);
   }
   const none: string[] = [];
-  resolveValidatorTarget(envOf({ SYN_EXAMPLES_DIR: "/examples" }), SELF, (line) => none.push(line));
+  resolveValidatorTarget(envOf({ SYN_EXAMPLES_DIR: "/examples" }), SELF, {
+    warn: (line) => none.push(line),
+  });
   assert.deepEqual(none, [], "nothing deprecated is set");
 });
 
