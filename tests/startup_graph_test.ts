@@ -177,10 +177,18 @@ Deno.test("the forbidden-module check sees a module the graph really reaches", (
 
 /**
  * The CLI's modules every start loads: its door, the dispatch, the command table, the I/O
- * interface, and the "did you mean" helper the dispatch uses for an unknown command (one
- * small file that imports nothing).
+ * interface, the "did you mean" helper the dispatch uses for an unknown command (one
+ * small file that imports nothing), and the wording of bad-usage errors it prints (one
+ * small file that imports only core).
  */
-const CLI_START_FILES = ["mod.ts", "run_cli.ts", "commands.ts", "io.ts", "_closest_name.ts"];
+const CLI_START_FILES = [
+  "mod.ts",
+  "run_cli.ts",
+  "commands.ts",
+  "io.ts",
+  "_closest_name.ts",
+  "_usage_text.ts",
+];
 
 Deno.test("the graph Deno builds before main.ts runs holds no command's module", async () => {
   const start = await moduleGraphOf("main.ts");
