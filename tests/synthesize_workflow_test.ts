@@ -199,10 +199,10 @@ Deno.test("error parity: a failure the strategy does not cover fails validation"
       { step: 1, max_retries: 2, backoff_ms: 1000, backoff_factor: 2 },
     ]);
     const config = parseSynthesizeConfig("{}", "x").validation;
-    const covered = await validateByReplay(store, entry.tool, config);
+    const covered = await validateByReplay(store, entry.tool, { config });
     assert.equal(covered.error_parity, true);
     const bare = { ...entry.tool, error_strategy: { default_behavior: "abort" } };
-    const uncovered = await validateByReplay(store, bare, config);
+    const uncovered = await validateByReplay(store, bare, { config });
     assert.equal(uncovered.error_parity, false);
     assert.deepEqual(uncovered.unhandled_failures, [{
       session_id: "s011",

@@ -426,7 +426,7 @@ export async function reportSavings(
   const wanted: ToolStatus[] = values["include-testing"] ? ["PROMOTED", "TESTING"] : ["PROMOTED"];
   const registry = new SynthesizedRegistry(stateDir);
   await using store = await openEventStore(stateDir, io.config.eventStore);
-  const { composites, report } = await storedSavingsReport(store, registry, wanted);
+  const { composites, report } = await storedSavingsReport(store, registry, { statuses: wanted });
   if (values.json) {
     await io.stdout(
       `${JSON.stringify({ store: store.location, statuses: wanted, ...report }, null, 2)}\n`,

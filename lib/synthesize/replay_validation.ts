@@ -207,15 +207,16 @@ function sessionScore(
 ): number {
   if (!projection.exact) return 0;
   if (projection.projected === null && recorded === null) return 1;
-  return similarity(projection.projected, recorded, method);
+  return similarity(projection.projected, recorded, { method });
 }
 
 /** Similarity of a projected and a recorded output by the configured method. */
 export function similarity(
   projected: string | null,
   recorded: string | null,
-  method: ValidationConfig["similarity_method"],
+  options: { method?: ValidationConfig["similarity_method"] } = {},
 ): number {
+  const method = options.method ?? DEFAULT_VALIDATION_CONFIG.similarity_method;
   if (projected === null) return 0;
   if (method === "exact_match") return projected === recorded ? 1 : 0;
   return cosineTfidf(projected, recorded ?? "");
@@ -233,7 +234,8 @@ export function compositeLatency(tool: SynthesizedTool, latencies: readonly numb
 export function unhandledFailures(tool: SynthesizedTool, sessions: readonly ReplaySession[]) {
   return sessions.flatMap((session) =>
     session.events.flatMap((event, step) =>
-      event.outcome !== "SUCCESS" && !strategyHandles(tool.error_strategy, step, event.outcome)
+      event.outcome !== "SUCCESS" &&
+        !strategyHandles(tool.error_strategy, { step, outcome: event.outcome })
         ? [{ session_id: session.session_id, step, outcome: event.outcome }]
         : []
     )
@@ -242,6 +244,8 @@ export function unhandledFailures(tool: SynthesizedTool, sessions: readonly Repl
 
 /** How a validation executes the composite besides replaying it (default: it does not). */
 export interface ValidationOptions {
+  /** The thresholds and similarity method; default `DEFAULT_VALIDATION_CONFIG`. */
+  config?: ValidationConfig;
   /** Dates the result; default `Date.now`. */
   now?: () => number;
   /** Executes against a live server (read-only chains only) or a single sandbox. */
@@ -277,7 +281,7 @@ async function executeFor(
   options: ValidationOptions,
 ): Promise<ExecutionScore | FreshExecutionScore | undefined> {
   const score = (left: string, right: string | null) =>
-    similarity(left, right, config.similarity_method);
+    similarity(left, right, { method: config.similarity_method });
   if (options.fresh) {
     const { usable } = await freshSessions(store, sessions);
     return await validateInFreshWorlds(tool, usable, options.fresh.worlds, {
@@ -326,9 +330,9 @@ function executionReasons(
 export async function validateByReplay(
   store: EventStore,
   tool: SynthesizedTool,
-  config: ValidationConfig,
   options: ValidationOptions = {},
 ): Promise<ValidationResult> {
+  const config = options.config ?? DEFAULT_VALIDATION_CONFIG;
   const now = options.now ?? Date.now;
   const chain = tool.source_chain.tools;
   // A session whose wired values' sources were not recorded cannot be replayed offline.

@@ -16,8 +16,9 @@ export interface StoredSavingsReport {
 export async function storedSavingsReport(
   store: EventStore,
   registry: SynthesizedRegistry,
-  statuses: readonly ToolStatus[],
+  options: { statuses: readonly ToolStatus[] },
 ): Promise<StoredSavingsReport> {
+  const { statuses } = options;
   const tools = (await registry.list())
     .filter((entry) => statuses.includes(entry.status))
     .map((entry) => ({ tool_id: entry.tool.tool_id, chain: entry.tool.source_chain.tools }));

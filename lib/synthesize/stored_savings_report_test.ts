@@ -15,11 +15,11 @@ Deno.test("storedSavingsReport() counts only the composites of the statuses aske
   await using store = await memoryStoreWith(searchFetchSessions(10));
   const registry = new SynthesizedRegistry(state.path);
   await synthesisPipeline(store, registry, { config: synthesizeConfig() }); // one TESTING tool
-  const promoted = await storedSavingsReport(store, registry, ["PROMOTED"]);
+  const promoted = await storedSavingsReport(store, registry, { statuses: ["PROMOTED"] });
   assert.equal(promoted.composites, 0);
   assert.equal(promoted.report.calls_saved, 0);
   assert.equal(promoted.report.calls, 20);
-  const testing = await storedSavingsReport(store, registry, ["PROMOTED", "TESTING"]);
+  const testing = await storedSavingsReport(store, registry, { statuses: ["PROMOTED", "TESTING"] });
   assert.equal(testing.composites, 1);
   assert.equal(testing.report.sessions, 10);
   assert.equal(testing.report.calls_saved, 10);
@@ -32,7 +32,7 @@ Deno.test("storedSavingsReport() on an empty store is a report of zeros", async 
   const { composites, report } = await storedSavingsReport(
     store,
     new SynthesizedRegistry(state.path),
-    ["PROMOTED"],
+    { statuses: ["PROMOTED"] },
   );
   assert.equal(composites, 0);
   assert.equal(report.sessions, 0);

@@ -41,7 +41,8 @@ export async function validateStored(
 ): Promise<StoredValidation> {
   const { entry, config, target, fresh, now = Date.now } = options;
   try {
-    const result = await validateByReplay(store, entry.tool, config.validation, {
+    const result = await validateByReplay(store, entry.tool, {
+      config: config.validation,
       now,
       target,
       fresh,

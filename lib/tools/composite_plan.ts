@@ -80,7 +80,7 @@ export function stepSources(definition: CompositeDefinition, index: number): num
 }
 
 /** Two steps may run together only when each lists the other. */
-export function mayRunTogether(definition: CompositeDefinition, a: number, b: number): boolean {
+function mayRunTogether(definition: CompositeDefinition, a: number, b: number): boolean {
   const listed = (from: number, to: number) =>
     definition.steps[from]?.parallelizable_with?.includes(to) ?? false;
   return a !== b && listed(a, b) && listed(b, a);
@@ -206,12 +206,12 @@ export function skipsOnFailure(strategy: CompositeErrorStrategy, step: number): 
       !(strategy.abort_conditions ?? []).some((rule) => rule.step === step));
 }
 
-/** Whether the strategy says something specific about `outcome` at `step` (error parity). */
+/** Whether the strategy says something specific about a step's failure (error parity). */
 export function strategyHandles(
   strategy: CompositeErrorStrategy,
-  step: number,
-  outcome: string,
+  failure: { step: number; outcome: string },
 ): boolean {
+  const { step, outcome } = failure;
   return retryRuleOf(strategy, step).maxRetries > 0 ||
     (strategy.fallback_steps ?? []).some((rule) => rule.step === step) ||
     (strategy.abort_conditions ?? []).some((rule) =>

@@ -49,7 +49,6 @@ export {
   MAX_BACKOFF_MS,
   MAX_PARALLEL_STEPS,
   MAX_STEP_RETRIES,
-  mayRunTogether,
   parallelAsymmetries,
   planLatency,
   retryPause,
