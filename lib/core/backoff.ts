@@ -16,14 +16,14 @@ export const LABS_BACKOFF: Readonly<BackoffOptions> = Object.freeze({
 
 /**
  * Delay before retry number `retry` (0-based): `min(cap, base × factor^retry)`, then
- * scaled by a factor in `[1 - jitter, 1]` drawn from `random` (so it never exceeds the cap).
+ * scaled by a factor in `[1 - jitter, 1]` drawn from `options.random` (default
+ * `Math.random`), so it never exceeds the cap.
  */
 export function backoffDelay(
   retry: number,
-  options: BackoffOptions = LABS_BACKOFF,
-  random: () => number = Math.random,
+  options: BackoffOptions & { random?: () => number } = LABS_BACKOFF,
 ): number {
   const raw = Math.min(options.capMs, options.baseMs * options.factor ** retry);
-  const scale = 1 - options.jitter * random();
+  const scale = 1 - options.jitter * (options.random ?? Math.random)();
   return Math.round(raw * scale);
 }

@@ -3,13 +3,15 @@ import { FakeClock } from "../../tests/fakes/fake_clock.ts";
 import { backoffDelay, LABS_BACKOFF } from "./backoff.ts";
 
 Deno.test("backoffDelay() doubles from 200 ms and caps at 5 s (no jitter at random()=0)", () => {
-  const delays = [0, 1, 2, 3, 4, 5, 6].map((retry) => backoffDelay(retry, LABS_BACKOFF, () => 0));
+  const delays = [0, 1, 2, 3, 4, 5, 6].map((retry) =>
+    backoffDelay(retry, { ...LABS_BACKOFF, random: () => 0 })
+  );
   assert.deepEqual(delays, [200, 400, 800, 1600, 3200, 5000, 5000]);
 });
 
 Deno.test("backoffDelay() jitter only shortens the delay", () => {
-  assert.equal(backoffDelay(0, LABS_BACKOFF, () => 1), 160);
-  assert.equal(backoffDelay(5, LABS_BACKOFF, () => 0.5), 4500);
+  assert.equal(backoffDelay(0, { ...LABS_BACKOFF, random: () => 1 }), 160);
+  assert.equal(backoffDelay(5, { ...LABS_BACKOFF, random: () => 0.5 }), 4500);
 });
 
 Deno.test("FakeClock.sleep() records delays and advances time", async () => {

@@ -59,7 +59,7 @@ export function failureFromResponse(
     body = undefined;
   }
   const detail = redact(`HTTP ${status}: ${messageOf(body, text)}`);
-  const retryAfterMs = retryDelayFromResponse(headers, body, now);
+  const retryAfterMs = retryDelayFromResponse(headers, body, { now });
   const options = { status, retryAfterMs };
   if (status === 401 || status === 403) return new ProviderError("auth_error", detail, options);
   if (status === 400 && isInvalidKey(body, text)) {

@@ -207,7 +207,7 @@ class HttpLanguageModel implements LanguageModel {
     }
     const delay = thrown.retryAfterMs !== undefined
       ? Math.min(thrown.retryAfterMs, this.#backoff.capMs)
-      : backoffDelay(attempt - 1, this.#backoff, this.#random);
+      : backoffDelay(attempt - 1, { ...this.#backoff, random: this.#random });
     record.delayMs = delay;
     this.#debug(
       `llm ${this.provider}${trace} attempt ${attempt} failed:${status} ${thrown.reason}; retrying in ${delay} ms`,

@@ -1,15 +1,16 @@
 /**
  * The server's retry hint in milliseconds, or `undefined` when it gave none usable:
  * `retry-after-ms` first (OpenAI), then `retry-after` as seconds or an HTTP date
- * (relative to `now`, the injected clock's time), then Gemini's
+ * (relative to `options.now`, the injected clock's time), then Gemini's
  * `error.details[].retryDelay` (`RetryInfo`, e.g. `"1.5s"`). Negative or unparsable
  * hints are ignored; the caller caps the result.
  */
 export function retryDelayFromResponse(
   headers: Headers,
   body: unknown,
-  now: number,
+  options: { now: number },
 ): number | undefined {
+  const { now } = options;
   const milliseconds = headers.get("retry-after-ms");
   if (milliseconds !== null && /^\s*\d+(\.\d+)?\s*$/.test(milliseconds)) {
     return Math.round(Number(milliseconds));

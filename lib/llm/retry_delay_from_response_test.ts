@@ -5,15 +5,21 @@ const NOW = Date.parse("2025-01-01T00:00:00Z");
 
 Deno.test("retryDelayFromResponse() prefers retry-after-ms, then retry-after seconds", () => {
   const both = new Headers({ "retry-after-ms": "1500", "retry-after": "9" });
-  assert.equal(retryDelayFromResponse(both, undefined, NOW), 1500);
-  assert.equal(retryDelayFromResponse(new Headers({ "retry-after": "2" }), undefined, NOW), 2000);
-  assert.equal(retryDelayFromResponse(new Headers({ "retry-after": "0.25" }), undefined, NOW), 250);
+  assert.equal(retryDelayFromResponse(both, undefined, { now: NOW }), 1500);
+  assert.equal(
+    retryDelayFromResponse(new Headers({ "retry-after": "2" }), undefined, { now: NOW }),
+    2000,
+  );
+  assert.equal(
+    retryDelayFromResponse(new Headers({ "retry-after": "0.25" }), undefined, { now: NOW }),
+    250,
+  );
 });
 
 Deno.test("retryDelayFromResponse() reads an HTTP date relative to the clock", () => {
   const headers = new Headers({ "retry-after": "Wed, 01 Jan 2025 00:00:03 GMT" });
-  assert.equal(retryDelayFromResponse(headers, undefined, NOW), 3000);
-  assert.equal(retryDelayFromResponse(headers, undefined, NOW + 10_000), 0);
+  assert.equal(retryDelayFromResponse(headers, undefined, { now: NOW }), 3000);
+  assert.equal(retryDelayFromResponse(headers, undefined, { now: NOW + 10_000 }), 0);
 });
 
 Deno.test("retryDelayFromResponse() reads Gemini's RetryInfo retryDelay", () => {
@@ -22,13 +28,15 @@ Deno.test("retryDelayFromResponse() reads Gemini's RetryInfo retryDelay", () => 
       details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.5s" }],
     },
   };
-  assert.equal(retryDelayFromResponse(new Headers(), body, NOW), 1500);
+  assert.equal(retryDelayFromResponse(new Headers(), body, { now: NOW }), 1500);
 });
 
 Deno.test("retryDelayFromResponse() ignores missing and unparsable hints", () => {
-  assert.equal(retryDelayFromResponse(new Headers(), undefined, NOW), undefined);
+  assert.equal(retryDelayFromResponse(new Headers(), undefined, { now: NOW }), undefined);
   assert.equal(
-    retryDelayFromResponse(new Headers({ "retry-after": "soon", "retry-after-ms": "-5" }), {}, NOW),
+    retryDelayFromResponse(new Headers({ "retry-after": "soon", "retry-after-ms": "-5" }), {}, {
+      now: NOW,
+    }),
     undefined,
   );
 });
