@@ -18,6 +18,7 @@ import { isRecord } from "../core/mod.ts";
 import type { RecordedCall } from "../synthesize/mod.ts";
 import { recordedOutput, resultOutcome } from "./call_result.ts";
 import type { ProxyState } from "./_proxy_state.ts";
+import { callOrigin } from "./_tool_call.ts";
 import type { LinkedSession } from "./_forwarding.ts";
 
 type Message = Record<string, unknown>;
@@ -243,5 +244,6 @@ function record(
     latencyMs: state.now() - call.started,
     startedMs: call.started,
     sessionId: call.sessionId ?? state.sessionId,
+    ...callOrigin(state),
   });
 }

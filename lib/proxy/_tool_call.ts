@@ -21,6 +21,21 @@ export function upstreamOriginOf(target: UpstreamTarget): UpstreamOrigin {
     : { transport: "http", url: target.url };
 }
 
+/**
+ * What a recorded call carries of its session's origin (how the upstream was started, its
+ * read-only tools), on the fast path and the SDK's path alike.
+ */
+export function callOrigin(state: ProxyState): Pick<RecordedCall, "origin"> {
+  return state.upstreamOrigin
+    ? {
+      origin: {
+        upstream: state.upstreamOrigin,
+        readOnlyTools: state.upstreamTools.filter(isReadOnly).map((tool) => tool.name),
+      },
+    }
+    : {};
+}
+
 /** The deadline of one composite call through the proxy. */
 export const COMPOSITE_DEADLINE_MS = 120_000;
 
@@ -46,14 +61,7 @@ export async function serveToolCall(
       latencyMs: state.now() - started,
       startedMs: started,
       sessionId: ctx.sessionId ?? state.sessionId,
-      ...(state.upstreamOrigin
-        ? {
-          origin: {
-            upstream: state.upstreamOrigin,
-            readOnlyTools: state.upstreamTools.filter(isReadOnly).map((tool) => tool.name),
-          },
-        }
-        : {}),
+      ...callOrigin(state),
     });
   try {
     const offered = state.composites.get(params.name);
