@@ -75,7 +75,7 @@ export async function readFileCapped(
     if (info.isDirectory) throw new Deno.errors.IsADirectory();
     // Through the file itself, not `file.readable`: no stream to load.
     return info.isFile
-      ? readSyncCapped(file, maxBytes, () => tooLarge(name, maxBytes))
+      ? readSyncCapped(file, { maxBytes, tooLarge: () => tooLarge(name, maxBytes) })
       : await readCapped(file, name, maxBytes);
   } catch (error) {
     throw failure(error);
@@ -100,7 +100,7 @@ function readCapped(
   source: string,
   maxBytes: number,
 ): Promise<Uint8Array> {
-  return readStreamCapped(stream, maxBytes, () => tooLarge(source, maxBytes));
+  return readStreamCapped(stream, { maxBytes, tooLarge: () => tooLarge(source, maxBytes) });
 }
 
 function tooLarge(source: string, maxBytes: number): SynError {

@@ -46,14 +46,16 @@ Deno.test("readStreamCapped() stops reading as soon as the cap is passed and can
     },
   });
   await assert.rejects(
-    readStreamCapped(endless, 4096, () => new RangeError("too big")),
+    readStreamCapped(endless, { maxBytes: 4096, tooLarge: () => new RangeError("too big") }),
     RangeError,
   );
   assert.ok(pulled <= 8, `read ${pulled} chunks`);
   assert.equal(cancelled, true);
   const small = new Blob(["abc", "def"]).stream();
   assert.equal(
-    new TextDecoder().decode(await readStreamCapped(small, 6, () => new Error("no"))),
+    new TextDecoder().decode(
+      await readStreamCapped(small, { maxBytes: 6, tooLarge: () => new Error("no") }),
+    ),
     "abcdef",
   );
 });
@@ -63,10 +65,13 @@ Deno.test("readStreamCapped() reads a ByteSource (an open file) within the cap, 
   try {
     await Deno.writeTextFile(path, "x".repeat(40_000));
     using file = await Deno.open(path);
-    assert.equal((await readStreamCapped(file, 40_000, () => new Error("no"))).length, 40_000);
+    assert.equal(
+      (await readStreamCapped(file, { maxBytes: 40_000, tooLarge: () => new Error("no") })).length,
+      40_000,
+    );
     using again = await Deno.open(path);
     await assert.rejects(
-      readStreamCapped(again, 39_999, () => new RangeError("too big")),
+      readStreamCapped(again, { maxBytes: 39_999, tooLarge: () => new RangeError("too big") }),
       RangeError,
     );
   } finally {
@@ -80,16 +85,16 @@ Deno.test("readSyncCapped() reads an open file across chunks within the cap, and
     const text = "0123456789".repeat(20_000); // 200,000 bytes: four reads of 64 KiB
     Deno.writeTextFileSync(path, text);
     using file = Deno.openSync(path);
-    const bytes = readSyncCapped(file, 200_000, () => new Error("no"));
+    const bytes = readSyncCapped(file, { maxBytes: 200_000, tooLarge: () => new Error("no") });
     assert.equal(new TextDecoder().decode(bytes), text);
     using again = Deno.openSync(path);
     assert.throws(
-      () => readSyncCapped(again, 199_999, () => new RangeError("too big")),
+      () => readSyncCapped(again, { maxBytes: 199_999, tooLarge: () => new RangeError("too big") }),
       RangeError,
     );
     Deno.writeTextFileSync(path, "");
     using empty = Deno.openSync(path);
-    assert.equal(readSyncCapped(empty, 0, () => new Error("no")).length, 0);
+    assert.equal(readSyncCapped(empty, { maxBytes: 0, tooLarge: () => new Error("no") }).length, 0);
   } finally {
     Deno.removeSync(path);
   }

@@ -8,9 +8,9 @@ import { byteReader, type ByteSource } from "./byte_reader.ts";
  */
 export async function readStreamCapped(
   stream: ReadableStream<Uint8Array> | ByteSource,
-  maxBytes: number,
-  tooLarge: () => Error,
+  options: CapOptions,
 ): Promise<Uint8Array> {
+  const { maxBytes, tooLarge } = options;
   const reader = byteReader(stream);
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -30,6 +30,12 @@ export async function readStreamCapped(
   return concatBytes(chunks, total);
 }
 
+/** How much a capped read takes, and the error it throws past that. */
+export interface CapOptions {
+  maxBytes: number;
+  tooLarge: () => Error;
+}
+
 /** Something read synchronously into a buffer it is given, as an open `Deno.FsFile` is. */
 export interface SyncByteSource {
   readSync(buffer: Uint8Array): number | null;
@@ -41,11 +47,8 @@ export interface SyncByteSource {
  * first asynchronous file operations of the process (Deno hands each to a pool thread:
  * ~2 ms of a cold `syn validate`). Never for a pipe or a device, which may block forever.
  */
-export function readSyncCapped(
-  source: SyncByteSource,
-  maxBytes: number,
-  tooLarge: () => Error,
-): Uint8Array {
+export function readSyncCapped(source: SyncByteSource, options: CapOptions): Uint8Array {
+  const { maxBytes, tooLarge } = options;
   const chunks: Uint8Array[] = [];
   let total = 0;
   while (true) {

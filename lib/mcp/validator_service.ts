@@ -357,8 +357,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
   try {
     const bytes = await readStreamCapped(
       response.body,
-      maxBytes,
-      () => new RangeError("too large"),
+      { maxBytes, tooLarge: () => new RangeError("too large") },
     );
     return new TextDecoder().decode(bytes);
   } catch (error) {

@@ -90,8 +90,10 @@ export async function declaredInRequest(request: Request | undefined): Promise<C
   try {
     const bytes = await readStreamCapped(
       request.clone().body ?? new ReadableStream(),
-      MAX_INITIALIZE_BYTES,
-      () => new RangeError("initialize request too large"),
+      {
+        maxBytes: MAX_INITIALIZE_BYTES,
+        tooLarge: () => new RangeError("initialize request too large"),
+      },
     );
     const body = JSON.parse(new TextDecoder().decode(bytes));
     return declaredCapabilities(Array.isArray(body) ? body[0] : body);
