@@ -90,7 +90,8 @@ function fillAnswer(
   schemas: SchemaSet,
   options: NormalizeOptions,
 ): JsonObject {
-  const asset = conformJson(answer.asset, assetSchemaId(schemas), schemas).value as JsonObject;
+  const asset = conformJson(answer.asset, { reference: assetSchemaId(schemas), set: schemas })
+    .value as JsonObject;
   fillSections(asset, baseline, options.filled);
   fillNames(asset, baseline, options.features ?? extractFeatures(options.prompt ?? ""));
   fillExtras(asset, baseline);
@@ -103,7 +104,11 @@ function checkAsset(
   answer: Answer,
   schemas: SchemaSet,
 ): { asset: JsonObject; issues: ValidationIssue[] } {
-  const { value, issues } = conformJson(asset, assetSchemaId(schemas), schemas, { required: true });
+  const { value, issues } = conformJson(
+    asset,
+    { reference: assetSchemaId(schemas), set: schemas },
+    { required: true },
+  );
   return {
     asset: value as JsonObject,
     issues: issues.map((issue) => ({ ...issue, path: answer.answerPointer(issue.path) })),

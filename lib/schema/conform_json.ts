@@ -45,8 +45,8 @@ export function numericString(value: unknown): number | undefined {
 }
 
 /**
- * Walks `value` along the schema `reference` names in `set` (`$ref`s resolved through
- * it) and says what the schema makes of it: the value's kind (`type`, `enum`, `const`),
+ * Walks `value` along the schema `schema.reference` names in `schema.set` (`$ref`s
+ * resolved through it) and says what the schema makes of it: the value's kind (`type`, `enum`, `const`),
  * its keys (`properties`, `additionalProperties: false` closes an object, anything else
  * leaves it open) and, with `options.required`, the required ones; `anyOf`/`oneOf` take
  * the branch of the value's own JSON type. A numeric string becomes a number where the
@@ -55,10 +55,10 @@ export function numericString(value: unknown): number | undefined {
  */
 export function conformJson(
   value: unknown,
-  reference: string,
-  set: SchemaSet,
+  schema: { reference: string; set: SchemaSet },
   options: ConformOptions = {},
 ): ConformResult {
+  const { reference, set } = schema;
   const walk: Walk = {
     set,
     required: options.required ?? false,

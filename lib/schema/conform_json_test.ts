@@ -20,12 +20,11 @@ Deno.test("conformJson() coerces a numeric string only where a number fits and a
   });
   const { value, issues } = conformJson(
     { size: " 0.5 ", count: "3", label: "2", either: "-1e-2" },
-    ID,
-    set,
+    { reference: ID, set },
   );
   assert.deepEqual(value, { size: 0.5, count: 3, label: "2", either: -0.01 });
   assert.deepEqual(issues, []);
-  assert.deepEqual(conformJson({ count: "2.5", size: "0x10" }, ID, set).issues, [
+  assert.deepEqual(conformJson({ count: "2.5", size: "0x10" }, { reference: ID, set }).issues, [
     { path: "/count", msg: "expected an integer, got string" },
     { path: "/size", msg: "expected a number, got string" },
   ]);
@@ -41,8 +40,7 @@ Deno.test("conformJson() rejects unknown keys only where additionalProperties is
   });
   const { value, issues } = conformJson(
     { open: { any: [1] }, map: { a: "1" }, extra: true },
-    ID,
-    set,
+    { reference: ID, set },
   );
   assert.deepEqual(issues, [{ path: "", msg: "unknown field 'extra'" }]);
   assert.deepEqual(value, { open: { any: [1] }, map: { a: 1 }, extra: true });
@@ -50,8 +48,8 @@ Deno.test("conformJson() rejects unknown keys only where additionalProperties is
 
 Deno.test("conformJson() checks required fields only when asked", () => {
   const set = setOf({ type: "object", required: ["name"] });
-  assert.deepEqual(conformJson({}, ID, set).issues, []);
-  assert.deepEqual(conformJson({}, ID, set, { required: true }).issues, [
+  assert.deepEqual(conformJson({}, { reference: ID, set }).issues, []);
+  assert.deepEqual(conformJson({}, { reference: ID, set }, { required: true }).issues, [
     { path: "", msg: "missing required field 'name'" },
   ]);
 });
@@ -60,11 +58,17 @@ Deno.test("conformJson() follows $refs through the set and takes the anyOf branc
   const set = embeddedSchemaSet();
   const asset = embeddedSchemaSet().idOf("synesthetic-asset")!;
   assert.deepEqual(
-    conformJson({ name: "a", shader: { name: "s", extra: 1 }, tone: null }, asset, set).issues,
+    conformJson({ name: "a", shader: { name: "s", extra: 1 }, tone: null }, {
+      reference: asset,
+      set,
+    }).issues,
     [{ path: "/shader", msg: "unknown field 'extra'" }],
   );
   assert.deepEqual(
-    conformJson({ name: "a", control: { control_parameters: [{ type: "x" }] } }, asset, set)
+    conformJson({ name: "a", control: { control_parameters: [{ type: "x" }] } }, {
+      reference: asset,
+      set,
+    })
       .issues,
     [{
       path: "/control/control_parameters/0/type",
@@ -77,8 +81,14 @@ Deno.test("conformJson() bounds free-form depth and keeps hostile keys as own da
   const set = setOf({ type: "object" });
   let deep: unknown = 1;
   for (let index = 0; index < 60; index++) deep = { deep };
-  assert.match(conformJson({ deep }, ID, set).issues[0].msg, /nested deeper than 48 levels/);
-  const { value } = conformJson(JSON.parse('{"__proto__": {"polluted": true}}'), ID, set);
+  assert.match(
+    conformJson({ deep }, { reference: ID, set }).issues[0].msg,
+    /nested deeper than 48 levels/,
+  );
+  const { value } = conformJson(JSON.parse('{"__proto__": {"polluted": true}}'), {
+    reference: ID,
+    set,
+  });
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.ok(Object.hasOwn(value as object, "__proto__"));
 });
