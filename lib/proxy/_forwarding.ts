@@ -101,9 +101,9 @@ const CLIENT_METHODS = [
  */
 export function answerUpstreamRequests(
   client: Client,
-  declared: ClientCapabilities,
-  link: UpstreamLink,
+  options: { declared: ClientCapabilities; link: UpstreamLink },
 ): void {
+  const { declared, link } = options;
   for (const [method, capability] of CLIENT_METHODS) {
     if (!declared[capability]) continue;
     client.setRequestHandler(method as "roots/list", async (request, ctx) => {
@@ -181,9 +181,9 @@ function forwardedMethods(capabilities: ServerCapabilities): string[] {
  */
 export function forwardRequests(
   session: LinkedSession,
-  upstream: Client,
-  capabilities: ServerCapabilities,
+  options: { upstream: Client; capabilities: ServerCapabilities },
 ): void {
+  const { upstream, capabilities } = options;
   for (const method of forwardedMethods(capabilities)) {
     session.server.setRequestHandler(method as "ping", async (request, ctx) => {
       session.inFlight.add(ctx.mcpReq.id);
@@ -216,9 +216,9 @@ const ROUTED = ["notifications/message", "notifications/elicitation/complete"] a
  */
 export function passNotificationsDown(
   link: UpstreamLink,
-  upstream: Client,
   onToolsChanged: () => Promise<void>,
 ): void {
+  const upstream = link.client;
   const toAll = (notification: { method: string; params?: Record<string, unknown> }) => {
     for (const session of link.sessions) {
       session.server.notification(notification as never).catch(() => {});

@@ -203,12 +203,12 @@ class UpstreamPool {
     const name = upstreamName(this.#options.upstream);
     const client = await connectUpstream(this.#options.upstream, {
       capabilities,
-      setup: (client) => answerUpstreamRequests(client, capabilities, link),
+      setup: (client) => answerUpstreamRequests(client, { declared: capabilities, link }),
       stderrLine: (line) => this.#options.report(`${name}: ${line}`),
     });
     link.client = client;
     link.relay = new UpstreamRelay(client);
-    passNotificationsDown(link, client, async () => {
+    passNotificationsDown(link, async () => {
       for (const session of link.sessions) await session.toolsChanged();
     });
     this.#open.set(link, client);
@@ -289,7 +289,7 @@ async function openProxySession(
     // (A 2026-era instance is bound to its revision when connected, before any request.)
     legacy: () => (server.getNegotiatedProtocolVersion() ?? "") < "2026",
   };
-  forwardRequests(session, upstream, server.capabilities);
+  forwardRequests(session, { upstream, capabilities: server.capabilities });
   passNotificationsUp(session, upstream);
   server.oninitialized = () => ready.resolve();
   link.join(session);
