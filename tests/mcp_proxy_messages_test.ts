@@ -177,3 +177,62 @@ Deno.test("the upstream's stderr lines reach the operator prefixed with its name
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "--upstream-header-file sends the headers of a file only its owner may read, and refuses one others may",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  await withUpstream(async (upstream, dir) => {
+    const file = `${dir}/upstream.headers`;
+    await Deno.writeTextFile(
+      file,
+      `# the upstream's token\nAuthorization: Bearer ${upstream.token}\n`,
+      {
+        mode: 0o644,
+      },
+    );
+    await Deno.chmod(file, 0o644);
+    const open = await runSyn([
+      "mcp-proxy",
+      "--state-dir",
+      `${dir}/state`,
+      "--http",
+      "127.0.0.1:0",
+      "--upstream-url",
+      upstream.url,
+      "--upstream-header-file",
+      file,
+    ]);
+    assert.equal(open.code, 2, open.stderr);
+    assert.match(open.stderr, /may be read by others \(mode 644\): chmod 600 it/);
+    assert.ok(!open.stderr.includes(upstream.token));
+
+    await Deno.chmod(file, 0o600);
+    const proxy = await spawnHttpServer(
+      [
+        "--http",
+        "127.0.0.1:0",
+        "--state-dir",
+        `${dir}/state`,
+        "--upstream-url",
+        upstream.url,
+        "--upstream-header-file",
+        file,
+      ],
+      { command: "mcp-proxy" },
+    );
+    try {
+      const { client, transport } = await connectHttpClient(proxy.url, proxy.token);
+      const read = await client.callTool({ name: "fs.read_text", arguments: { path: "a.txt" } });
+      assert.match(JSON.stringify(read), /through the header/);
+      await transport.terminateSession();
+      await client.close();
+    } finally {
+      const status = await proxy.stop();
+      assert.equal(status.code, 0, proxy.stderr());
+    }
+    assert.ok(!proxy.stderr().includes(upstream.token));
+  });
+});

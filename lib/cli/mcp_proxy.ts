@@ -1,4 +1,10 @@
-import { neutralizeTerminalText, redactText, SynError, UsageError } from "../core/mod.ts";
+import {
+  neutralizeTerminalText,
+  redactText,
+  resolvePath,
+  SynError,
+  UsageError,
+} from "../core/mod.ts";
 import {
   describeUpstream,
   type McpProxyOptions,
@@ -82,6 +88,9 @@ Options:
                            ENV_NAME's (repeatable), e.g. 'Authorization=MCP_UPSTREAM_AUTH';
                            the value never appears in the process list, and is masked
                            wherever calls are recorded and never printed
+  --upstream-header-file FILE
+                           headers sent to it, one 'Name: value' per line (# comments); the
+                           file must be readable by its owner only (chmod 600), else refused
   --upstream-header 'N: v' a header given on the command line (repeatable): every local
                            user can read it in the process list, so not for secrets
   --http HOST:PORT         serve MCP over Streamable HTTP on /mcp (port 0 picks a free port)
@@ -131,6 +140,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       "upstream-url": { type: "string" },
       "upstream-header": { type: "string", multiple: true },
       "upstream-header-env": { type: "string", multiple: true },
+      "upstream-header-file": { type: "string", multiple: true },
       "shared-upstream": { type: "boolean" },
       "no-record": { type: "boolean" },
       ...HTTP_FLAGS,
@@ -142,7 +152,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `put the upstream's command after --: ${neutralizeTerminalText(positionals[0])}`,
     );
   }
-  const upstream = upstreamFromFlags(values, command, { environment: io.environment?.() });
+  const fileHeaders: string[] = [];
+  for (const file of values["upstream-header-file"] ?? []) {
+    fileHeaders.push(...await headersFromFile(resolvePath(io.cwd, file), file));
+  }
+  const upstream = upstreamFromFlags(
+    { ...values, "upstream-header": [...values["upstream-header"] ?? [], ...fileHeaders] },
+    command,
+    { environment: io.environment?.() },
+  );
   const http = resolveHttpTarget(values, io.config);
   if (values["shared-upstream"] && !http) {
     throw new UsageError("--shared-upstream goes with --http (on stdio there is one session)");
@@ -178,6 +196,32 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   return EXIT.ok;
+}
+
+/** The most bytes of an `--upstream-header-file`. */
+const MAX_HEADER_FILE_BYTES = 64 * 1024;
+
+/**
+ * `--upstream-header-file FILE`: its 'Name: value' lines (blank lines and `#` comments
+ * skipped). The file holds secrets: one that others may read (any group or other
+ * permission bit) is refused, as ssh refuses a private key.
+ */
+async function headersFromFile(path: string, shown: string): Promise<string[]> {
+  const named = neutralizeTerminalText(shown);
+  const info = await Deno.stat(path).catch(() => undefined);
+  if (!info?.isFile) throw new UsageError(`--upstream-header-file: no such file: ${named}`);
+  if (info.mode !== null && (info.mode & 0o077) !== 0) {
+    throw new UsageError(
+      `--upstream-header-file: ${named} may be read by others (mode ${
+        (info.mode & 0o777).toString(8)
+      }): chmod 600 it`,
+    );
+  }
+  if (info.size > MAX_HEADER_FILE_BYTES) {
+    throw new UsageError(`--upstream-header-file: ${named} is over ${MAX_HEADER_FILE_BYTES} bytes`);
+  }
+  return (await Deno.readTextFile(path)).split(/\r?\n/).map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
 }
 
 /** `--http`: serves until SIGINT or SIGTERM, then lets calls in flight finish. */
