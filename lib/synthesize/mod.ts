@@ -57,12 +57,7 @@ export {
 /** The condition language is the composite plan's (`lib/tools`). */
 export { MAX_CONDITION_CHARS, MAX_CONDITION_DEPTH, parseCondition } from "../tools/mod.ts";
 export { StepGraph, type StepNode } from "./step_graph.ts";
-export {
-  type AnalysisOptions,
-  analyzeParameters,
-  type ParameterAnalysis,
-  type SampleStep,
-} from "./analyze_parameters.ts";
+export { type ParameterAnalysis, type SampleStep } from "./analyze_parameters.ts";
 export {
   type ErrorStrategy,
   type StepInput,
@@ -72,14 +67,8 @@ export {
   type SynthesizedTool,
   type Wire,
 } from "./synthesized_tool.ts";
+export { type ChainInfo, type ChainSample } from "./synthesize_deterministic.ts";
 export {
-  type ChainInfo,
-  type ChainSample,
-  type SynthesisOptions,
-  synthesizeDeterministic,
-} from "./synthesize_deterministic.ts";
-export {
-  InsufficientDataError,
   type ReplaySession,
   similarity,
   validateByReplay,
@@ -111,14 +100,12 @@ export {
   type ToolCallRecordingOptions,
   toolRegistryWithComposites,
 } from "./tool_call_recording.ts";
-export { type SavingsReport, savingsReport, type SavingsRow } from "./savings_report.ts";
-export { type ModelSynthesisOptions, synthesizeWithModel } from "./synthesize_with_model.ts";
+export { type SavingsReport, type SavingsRow } from "./savings_report.ts";
 export {
   type ExecutionScore,
   type ExecutionTarget,
   type RecordedRun,
 } from "./execution_validation.ts";
-export { loadSessions, type LoadSessionsOptions } from "./load_sessions.ts";
 export { mineStoredChains, type StoredChains } from "./mine_stored_chains.ts";
 export {
   type SynthesisEngine,
@@ -134,11 +121,9 @@ export {
 export { copyTree, openSandboxWorlds, type SandboxTargetOptions } from "./sandbox_target.ts";
 export {
   DEFAULT_FRESH_JOBS,
-  type FreshExecutionOptions,
   type FreshExecutionScore,
   type FreshSession,
   type FreshWorlds,
-  validateInFreshWorlds,
   type World,
 } from "./fresh_execution.ts";
 export { readSessionOrigins, type SessionOrigin, type UpstreamOrigin } from "./session_origins.ts";
