@@ -16,6 +16,7 @@ import type { RegistryEntry, SynthesizedTool } from "../lib/synthesize/mod.ts";
 import { stepOutput } from "../lib/proxy/mod.ts";
 import { childEnv, collectStream } from "../tests/fakes/child_env.ts";
 import {
+  chainNamesOccur,
   chainOccurrences,
   type ObservedCall,
   type PlannedCall,
@@ -173,15 +174,45 @@ export interface CallAnswer {
   output: unknown;
 }
 
+/** How a session runs through the proxy. */
+export interface ProxySessionOptions {
+  /** The benchmark server's arguments (`bfcl --scenario …`, `tau --domain airline`). */
+  server: string[];
+  allowWrites?: boolean;
+  /** Where the server writes its final state when its input ends. */
+  stateOut?: string;
+  jitterMs?: number;
+  /** Told when a run is repeated because the server's final state never appeared. */
+  onRerun?: (reason: string) => void;
+}
+
 /**
  * One session through a new `syn mcp-proxy` in front of the benchmark server: the calls
  * sent one after another by the official SDK client; each answer kept. With `stateOut`,
- * waits until the server has written its final state.
+ * waits until the server has written its final state; a server ended before it could
+ * (the proxy gives it a bounded grace, which a loaded machine can outlast) means one
+ * more run of the session, reported through `onRerun`.
  */
 export async function proxySession(
   stateDir: string,
   calls: readonly { name: string; args: Record<string, unknown> }[],
-  options: { server: string[]; allowWrites?: boolean; stateOut?: string; jitterMs?: number },
+  options: ProxySessionOptions,
+): Promise<CallAnswer[]> {
+  try {
+    return await proxyRun(stateDir, calls, options);
+  } catch (error) {
+    if (!(error instanceof StateMissing)) throw error;
+    options.onRerun?.(error.message);
+    return await proxyRun(stateDir, calls, options);
+  }
+}
+
+class StateMissing extends Error {}
+
+async function proxyRun(
+  stateDir: string,
+  calls: readonly { name: string; args: Record<string, unknown> }[],
+  options: ProxySessionOptions,
 ): Promise<CallAnswer[]> {
   const server = [
     SERVER,
@@ -220,12 +251,14 @@ export async function proxySession(
   } finally {
     await client.close();
   }
-  if (options.stateOut) await stateWritten(options.stateOut, options.server[0] === "bfcl");
+  if (options.stateOut) {
+    await stateWritten(options.stateOut, options.server[0] === "bfcl", stderr.text());
+  }
   return answers;
 }
 
 /** Waits for the server's final state (bfcl writes FILE.json last). */
-async function stateWritten(stateOut: string, bfcl: boolean): Promise<void> {
+async function stateWritten(stateOut: string, bfcl: boolean, stderr: string): Promise<void> {
   const file = bfcl ? `${stateOut}.json` : stateOut;
   const deadline = Date.now() + STATE_FILE_WAIT_MS;
   while (Date.now() < deadline) {
@@ -236,7 +269,11 @@ async function stateWritten(stateOut: string, bfcl: boolean): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  throw new Error(`the server wrote no final state to ${file}`);
+  throw new StateMissing(
+    `the server wrote no final state to ${file}; the proxy's stderr ends: ${
+      stderr.trim().split("\n").slice(-3).join(" | ")
+    }`,
+  );
 }
 
 /** What the loop measured on one benchmark. */
@@ -261,6 +298,8 @@ export interface LoopFigures {
   chain_occurrences: number;
   /** Why occurrences could not be replaced: reason → count (overlapping chains each count). */
   not_expressible: Record<string, number>;
+  /** Held-out runs repeated because the server's final state never appeared, and why. */
+  reruns: string[];
   modes: ModeFigures[];
   seconds: number;
 }
@@ -359,6 +398,7 @@ async function synthesizeAndPromote(
     validation_flags: flags,
     chain_occurrences: 0,
     not_expressible: {},
+    reruns: [],
     modes: [],
     seconds: 0,
   };
@@ -425,8 +465,10 @@ async function promotedTools(stateDir: string, cwd: string): Promise<Synthesized
 interface Original {
   session: BenchSession;
   observed: ObservedCall[];
+  /** Empty when the session holds no promoted chain (it was not run). */
   plan: PlannedCall[];
   stateOut: string;
+  skipped?: boolean;
 }
 
 async function heldOut(
@@ -440,13 +482,23 @@ async function heldOut(
   const progress = options.progress ?? (() => {});
   const states = join(options.dir, "states");
   await Deno.mkdir(states, { recursive: true });
+  const rerun = (id: string) => (reason: string) => {
+    figures.reruns.push(`${id}: ${reason}`);
+    progress(`${split.bench}: ${id} runs again: ${reason}`);
+  };
   // The original calls go one at a time, so a server that answers concurrently cannot
   // reorder them: one run of each is the baseline for every mode.
   const originals = await mapLimit(split.heldOut, jobs, async (session, index) => {
     const stateOut = join(states, `${index}-original`);
+    if (!chainNamesOccur(session.calls, promoted)) {
+      // Nothing to replace: the session would be sent as it is, so it need not run.
+      const observed = session.calls.map((call) => ({ ...call, output: undefined, ok: true }));
+      return { session, observed, plan: planReplacement([], promoted), stateOut, skipped: true };
+    }
     const answers = await proxySession(stateDir, session.calls, {
       server: session.server,
       stateOut,
+      onRerun: rerun(session.id),
     });
     const observed = session.calls.map((call, at) => ({
       ...call,
@@ -461,21 +513,24 @@ async function heldOut(
     }
     return { session, observed, plan: planReplacement(observed, promoted), stateOut };
   });
-  progress(`${split.bench}: ${originals.length} held-out sessions run as recorded`);
+  const ran = originals.filter((original) => !original.skipped).length;
+  progress(
+    `${split.bench}: ${ran} held-out sessions with a promoted chain run as recorded ` +
+      `(${originals.length - ran} without one need no run)`,
+  );
   const modes: ModeFigures[] = [];
   for (const jitterMs of options.jitterModes ?? [0, 20]) {
-    modes.push(await replacedMode(split.bench, originals, stateDir, jitterMs, options));
+    modes.push(await replacedMode(originals, stateDir, jitterMs, { ...options, rerun }));
     progress(`${split.bench}: replaced sessions run (${modes.at(-1)!.mode})`);
   }
   return modes;
 }
 
 async function replacedMode(
-  bench: "bfcl" | "tau",
   originals: readonly Original[],
   stateDir: string,
   jitterMs: number,
-  options: LoopOptions,
+  options: LoopOptions & { rerun: (id: string) => (reason: string) => void },
 ): Promise<ModeFigures> {
   const figures: ModeFigures = {
     mode: jitterMs ? `server --jitter-ms ${jitterMs}` : "server in order",
@@ -494,7 +549,7 @@ async function replacedMode(
   const pairs: [string, string, string][] = [];
   await mapLimit(originals, options.jobs ?? 2, async (original, index) => {
     figures.calls_before += original.observed.length;
-    figures.calls_after += original.plan.length;
+    figures.calls_after += original.skipped ? original.observed.length : original.plan.length;
     if (!original.plan.some((call) => call.kind === "composite")) return;
     figures.replaced_sessions++;
     const stateOut = join(options.dir, "states", `${index}-replaced-${jitterMs}`);
@@ -503,11 +558,13 @@ async function replacedMode(
       allowWrites: true,
       stateOut,
       jitterMs,
+      onRerun: options.rerun(original.session.id),
     });
     compareAnswers(original, answers, figures);
     pairs.push([original.session.id, original.stateOut, stateOut]);
   });
-  const equal = bench === "bfcl" ? await bfclStatesEqual(pairs) : await tauStatesEqual(pairs);
+  const bfcl = originals[0]?.session.server[0] === "bfcl";
+  const equal = bfcl ? await bfclStatesEqual(pairs) : await tauStatesEqual(pairs);
   for (const [index, [id]] of pairs.entries()) {
     if (equal[index] === true) figures.states_equal++;
     else figures.problems.push(`${id}: final state differs: ${equal[index]}`);

@@ -116,6 +116,19 @@ export function planReplacement(
   return plan;
 }
 
+/** Whether any composite's chain of tool names occurs in `calls`. */
+export function chainNamesOccur(
+  calls: readonly { name: string }[],
+  composites: readonly SynthesizedTool[],
+): boolean {
+  return composites.some((tool) =>
+    calls.some((_, at) =>
+      at + tool.steps.length <= calls.length &&
+      tool.steps.every((step, offset) => calls[at + offset].name === step.tool_id)
+    )
+  );
+}
+
 /** Where a composite's chain of tool names occurs in `calls`, and why it cannot stand in. */
 export function chainOccurrences(
   calls: readonly ObservedCall[],

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { SynthesizedTool } from "../lib/synthesize/mod.ts";
 import {
+  chainNamesOccur,
   chainOccurrences,
   compositeArguments,
   type ObservedCall,
@@ -100,6 +101,8 @@ Deno.test("chainOccurrences() finds every run of the chain's names, with its rea
     lookup("B", "2"),
     book({ zip: "9", class: "economy" }),
   ];
+  assert.ok(chainNamesOccur(calls, [TOOL]));
+  assert.ok(!chainNamesOccur([calls[1], calls[0]], [TOOL]));
   assert.deepEqual(chainOccurrences(calls, [TOOL]), [
     { tool_id: "lookup-then-book", at: 0 },
     { tool_id: "lookup-then-book", at: 2, reason: "step 1's zip is not what the wire finds" },

@@ -96,6 +96,12 @@ function table(figures: LoopFigures, title: string): string {
       `${reasons.reduce((sum, [, count]) => sum + count, 0)} not expressible by the composite:`,
     ...reasons.slice(0, 8).map(([reason, count]) => `    ${String(count).padStart(4)}  ${reason}`),
   );
+  if (figures.reruns.length) {
+    lines.push(
+      `  held-out runs repeated (the server's final state never appeared): ${figures.reruns.length}`,
+    );
+    for (const rerun of figures.reruns.slice(0, 3)) lines.push(`    ${rerun}`);
+  }
   for (const refusal of figures.refused.slice(0, 5)) {
     lines.push(`  refused ${refusal.tool_id}: ${refusal.reason}`);
   }
