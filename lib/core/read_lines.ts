@@ -21,6 +21,8 @@ export interface ReadLinesOptions {
   fatal?: boolean;
   /** Ends the lines: the stream is cancelled. */
   signal?: AbortSignal;
+  /** How many bytes of an oversized line its `prefix` keeps (default 256). */
+  keptPrefixBytes?: number;
 }
 
 /** How many bytes of an oversized line are kept, so a cheap look at its start is possible. */
@@ -41,7 +43,7 @@ export async function* readLines(
   stream: ReadableStream<Uint8Array> | ByteSource,
   options: ReadLinesOptions,
 ): AsyncGenerator<LineRead> {
-  const { maxLineBytes, maxBytes = Infinity } = options;
+  const { maxLineBytes, maxBytes = Infinity, keptPrefixBytes = KEPT_PREFIX_BYTES } = options;
   const decoder = new TextDecoder("utf-8", { fatal: options.fatal ?? false });
   // Each chunk is split (and what is kept of it copied) before the next read.
   const reader = byteReader(stream, { lend: true });
@@ -64,7 +66,7 @@ export async function* readLines(
   };
 
   const startDiscarding = (extra: Uint8Array) => {
-    const head = joined([...pending, extra], pendingBytes + extra.length, KEPT_PREFIX_BYTES);
+    const head = joined([...pending, extra], pendingBytes + extra.length, keptPrefixBytes);
     prefix = new TextDecoder().decode(head);
     discarded = pendingBytes + extra.length;
     discarding = true;

@@ -15,6 +15,7 @@ import {
   basenameOf,
   errorMessage,
   neutralizeTerminalText,
+  readLines,
   SynError,
   VERSION,
 } from "../core/mod.ts";
@@ -39,8 +40,8 @@ export const SESSION_DELETE_TIMEOUT_MS = 5_000;
 const MAX_ERROR_BODY_CHARS = 300;
 /** Most bytes of an upstream's error body read (the SDK reads what is kept). */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-/** Longest stderr line of an upstream passed on whole; longer ones are cut. */
-const MAX_STDERR_LINE_CHARS = 4096;
+/** Longest stderr line of an upstream passed on whole (UTF-8 bytes); longer ones are cut. */
+const MAX_STDERR_LINE_BYTES = 4096;
 /** Last stderr lines kept to explain an upstream that failed to start. */
 const KEPT_STDERR_LINES = 5;
 
@@ -222,33 +223,47 @@ function stdioTransport(
     env: target.env,
     stderr: piped ? "pipe" : "inherit",
   });
-  if (piped) readLines(transport.stderr, onLine);
+  if (piped) forwardLines(transport.stderr, onLine);
   return transport;
 }
 
-/** Calls `onLine` for each line of a Node-style stream, cutting lines past the cap. */
-function readLines(
+/**
+ * Calls `onLine` for each line of a Node-style stream, read by core's `readLines`: a line
+ * past the cap is given as its first bytes and `…`, the rest of it never held.
+ */
+function forwardLines(
   stream: { on(event: string, listener: (chunk?: Uint8Array | string) => void): unknown } | null,
   onLine: (line: string) => void,
 ): void {
-  const decoder = new TextDecoder();
-  let pending = "";
-  stream?.on("data", (chunk) => {
-    pending += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = pending.indexOf("\n")) >= 0) {
-      onLine(pending.slice(0, end).replace(/\r$/, "").slice(0, MAX_STDERR_LINE_CHARS));
-      pending = pending.slice(end + 1);
-    }
-    if (pending.length > MAX_STDERR_LINE_CHARS) {
-      onLine(`${pending.slice(0, MAX_STDERR_LINE_CHARS)}…`);
-      pending = "";
-    }
+  if (!stream) return;
+  const encoder = new TextEncoder();
+  const bytes = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // A chunk after the end, or a second end, is let go: nothing may throw in an emitter.
+      const quietly = (step: () => void) => {
+        try {
+          step();
+        } catch {
+          // the stream is closed already
+        }
+      };
+      stream.on("data", (chunk) => {
+        if (chunk === undefined) return;
+        const value = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+        quietly(() => controller.enqueue(value));
+      });
+      const end = () => quietly(() => controller.close());
+      stream.on("end", end);
+      stream.on("close", end);
+    },
   });
-  stream?.on("end", () => {
-    if (pending) onLine(pending.slice(0, MAX_STDERR_LINE_CHARS));
-    pending = "";
-  });
+  const cap = { maxLineBytes: MAX_STDERR_LINE_BYTES, keptPrefixBytes: MAX_STDERR_LINE_BYTES };
+  void (async () => {
+    for await (const read of readLines(bytes, cap)) {
+      if (read.kind === "line") onLine(read.text);
+      else if (read.kind === "oversize") onLine(`${read.prefix}…`);
+    }
+  })().catch(() => {});
 }
 
 /**

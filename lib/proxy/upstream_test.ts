@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SynError } from "../core/mod.ts";
-import { describeRefusal, upstreamName, upstreamTargetOf } from "./upstream.ts";
+import { connectUpstream, describeRefusal, upstreamName, upstreamTargetOf } from "./upstream.ts";
 
 Deno.test("describeRefusal() gives the status and the answer, folded, capped and printable", () => {
   assert.equal(
@@ -88,4 +88,20 @@ Deno.test("upstreamTargetOf() refuses a bad value with invalid_option naming its
       option,
     );
   }
+});
+
+Deno.test("connectUpstream() passes a command's stderr lines on, a long one cut to 4 KiB and …, and names them when it fails", async () => {
+  const lines: string[] = [];
+  const script = 'printf "%5000s\\n" "" | tr " " y >&2; printf "short\\r\\nlast" >&2; exit 3';
+  const connecting = connectUpstream(
+    { kind: "stdio", command: "sh", args: ["-c", script], env: { PATH: Deno.env.get("PATH")! } },
+    { stderrLine: (line) => void lines.push(line) },
+  );
+  const limit = AbortSignal.timeout(20_000);
+  const failure = await Promise.race([
+    connecting.then(() => "connected", (error: Error) => error.message),
+    new Promise<string>((resolve) => limit.addEventListener("abort", () => resolve("timed out"))),
+  ]);
+  assert.deepEqual(lines, [`${"y".repeat(4096)}…`, "short", "last"]);
+  assert.match(failure, /its last stderr lines: y+… \| short \| last$/);
 });
