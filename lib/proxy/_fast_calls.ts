@@ -19,7 +19,6 @@ import type { RecordedCall } from "../synthesize/mod.ts";
 import { recordedOutput, resultOutcome } from "./call_result.ts";
 import type { ProxyState } from "./_proxy_state.ts";
 import { callOrigin } from "./_tool_call.ts";
-import type { LinkedSession } from "./_forwarding.ts";
 
 type Message = Record<string, unknown>;
 
@@ -106,7 +105,8 @@ export class UpstreamRelay {
 /** Options of {@linkcode fastToolCalls}. */
 export interface FastCallsOptions {
   state: ProxyState;
-  session: LinkedSession;
+  /** The session's requests being served (a fast call counts, for routing the upstream's requests). */
+  session: { inFlight: Set<RequestId> };
   relay: UpstreamRelay;
   /** Whether the session is served on a 2025-era protocol (the fast path's condition). */
   legacy(): boolean;
