@@ -105,7 +105,7 @@ export class UpstreamRelay {
 /** Options of {@linkcode fastToolCalls}. */
 export interface FastCallsOptions {
   state: ProxyState;
-  /** The session's requests being served (a fast call counts, for routing the upstream's requests). */
+  /** The session's requests being served: a fast call counts (the upstream's requests go there). */
   session: { inFlight: Set<RequestId> };
   relay: UpstreamRelay;
   /** Whether the session is served on a 2025-era protocol (the fast path's condition). */
