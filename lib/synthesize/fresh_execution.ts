@@ -46,6 +46,8 @@ export interface FreshSession {
 
 /** How fresh execution runs. */
 export interface FreshExecutionOptions {
+  /** Where the fresh worlds come from. */
+  worlds: FreshWorlds;
   /** Similarity of two outputs as text, in [0, 1] (the configured method). */
   score(left: string, right: string): number;
   /** Sessions run at once (default 2). */
@@ -206,9 +208,9 @@ async function boundedMap<T, R>(
 export async function validateInFreshWorlds(
   tool: SynthesizedTool,
   sessions: readonly FreshSession[],
-  worlds: FreshWorlds,
   options: FreshExecutionOptions,
 ): Promise<FreshExecutionScore> {
+  const { worlds } = options;
   const failures: FreshExecutionScore["failures"] = [];
   const totals = { steps: { compared: 0, equal: 0 }, later: { compared: 0, equal: 0 } };
   const scores = await boundedMap(

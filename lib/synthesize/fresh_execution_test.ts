@@ -60,8 +60,7 @@ Deno.test("validateInFreshWorlds() compares every step and every later output in
   const score = await validateInFreshWorlds(
     addTwice({ parameter: "step1_by" }),
     [session("s1", 2), session("s2", 5)],
-    worlds,
-    { score: exact },
+    { worlds: worlds, ...{ score: exact } },
   );
   assert.deepEqual(score.failures, []);
   assert.equal(score.mean_similarity, 1);
@@ -77,8 +76,7 @@ Deno.test("validateInFreshWorlds() fails a composite that leaves another state b
   const score = await validateInFreshWorlds(
     addTwice({ constant: 2 }),
     [session("s1", 2), session("s2", 5)],
-    worlds,
-    { score: exact },
+    { worlds: worlds, ...{ score: exact } },
   );
   assert.equal(score.mean_similarity, 0.5);
   assert.equal(score.min_similarity, 0);
@@ -91,8 +89,7 @@ Deno.test("validateInFreshWorlds() lists a session whose world cannot start, wit
   const score = await validateInFreshWorlds(
     addTwice({ parameter: "step1_by" }),
     [session("s1", 2), session("s2", 5)],
-    worlds,
-    { score: exact, jobs: 1 },
+    { worlds: worlds, ...{ score: exact, jobs: 1 } },
   );
   assert.deepEqual(score.failures, [{
     session_id: "s2",
@@ -128,8 +125,7 @@ Deno.test("validateInFreshWorlds() fails a session whose original calls do not r
   const score = await validateInFreshWorlds(
     addTwice({ parameter: "step1_by" }),
     [withOutcomes],
-    refusing,
-    { score: exact },
+    { worlds: refusing, ...{ score: exact } },
   );
   assert.equal(score.mean_similarity, 0);
   assert.match(

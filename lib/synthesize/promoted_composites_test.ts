@@ -44,7 +44,7 @@ Deno.test("promoted composites join a registry; unknown steps and bad conditions
       await registry.saveDraft(item, "deterministic");
       if (item.tool_id === "draft") continue;
       if (item.tool_id !== "bad-condition") {
-        await registry.recordValidation(item.tool_id, PASSED, false);
+        await registry.recordValidation(item.tool_id, PASSED, { requireApproval: false });
         continue;
       }
       // A file edited by hand: marked PROMOTED, though its condition does not parse.

@@ -284,7 +284,8 @@ async function executeFor(
     similarity(left, right, { method: config.similarity_method });
   if (options.fresh) {
     const { usable } = await freshSessions(store, sessions);
-    return await validateInFreshWorlds(tool, usable, options.fresh.worlds, {
+    return await validateInFreshWorlds(tool, usable, {
+      worlds: options.fresh.worlds,
       score,
       jobs: options.fresh.jobs,
       sessionDeadlineMs: options.fresh.sessionDeadlineMs,

@@ -90,7 +90,8 @@ export function synthesisEngine(
         mock: () => synthesizeDeterministic(chain, samples, { maxParallelSteps, readOnlyTools }),
         backoff,
       });
-      return synthesizeWithModel(model, chain, samples, {
+      return synthesizeWithModel(chain, samples, {
+        model,
         maxParallelSteps,
         maxRetriesOnInvalid: config.synthesis.max_retries_on_invalid,
         readOnlyTools,

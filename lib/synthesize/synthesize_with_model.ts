@@ -16,6 +16,8 @@ import {
 } from "./synthesized_tool.ts";
 
 export interface ModelSynthesisOptions {
+  /** The model that writes the composite. */
+  model: LanguageModel;
   maxParallelSteps: number;
   /** Corrections asked for after a failing answer (the spec's `max_retries_on_invalid`). */
   maxRetriesOnInvalid: number;
@@ -24,11 +26,11 @@ export interface ModelSynthesisOptions {
 }
 
 export async function synthesizeWithModel(
-  model: LanguageModel,
   chain: ChainInfo,
   samples: readonly ChainSample[],
   options: ModelSynthesisOptions,
 ): Promise<SynthesizedTool> {
+  const { model } = options;
   const analysis = analyzeSamples(samples);
   const prompt = renderSynthesisPrompt(chain, analysis, samples, options.maxParallelSteps);
   const messages: { role: "user" | "assistant"; content: string }[] = [];

@@ -220,9 +220,12 @@ export class SynthesizedRegistry {
   async recordValidation(
     toolId: string,
     result: ValidationResult,
-    requireApproval: boolean,
-    options: PromotionOptions = {},
+    options: PromotionOptions & {
+      /** Whether a pass waits for the user's approval in TESTING (`require_approval`). */
+      requireApproval: boolean;
+    },
   ): Promise<RegistryEntry> {
+    const { requireApproval } = options;
     const entry = await this.#require(toolId);
     const promotable = executed(result) || options.allowReplayOnly === true;
     const status: ToolStatus = !result.passed

@@ -50,8 +50,10 @@ export async function validateStored(
     const saved = await registry.recordValidation(
       entry.tool.tool_id,
       result,
-      config.synthesis.require_approval,
-      { allowReplayOnly: options.allowReplayOnly },
+      {
+        requireApproval: config.synthesis.require_approval,
+        allowReplayOnly: options.allowReplayOnly,
+      },
     );
     return { result, status: saved.status };
   } catch (error) {
