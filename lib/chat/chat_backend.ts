@@ -83,9 +83,9 @@ export interface ChatBackend {
 /** Opens a session with its tools, checkpoint store, memory and trace file. */
 export async function openChatSession(
   backend: ChatBackend,
-  id: string,
-  agent: string,
+  opening: { id: string; agent: string },
 ): Promise<ChatSession> {
+  const { id, agent } = opening;
   const store = backend.stateDir
     ? new CheckpointStore(backend.stateDir, { key: backend.key })
     : undefined;

@@ -57,7 +57,7 @@ Deno.test({
         return Promise.resolve(only);
       },
     };
-    const session = await openChatSession(backend, "s1", "kgent");
+    const session = await openChatSession(backend, { id: "s1", agent: "kgent" });
     try {
       assert.equal(built, 1);
       assert.deepEqual(session.checkpoint.state.capabilities_granted, ["net:127.0.0.1"]);

@@ -274,7 +274,7 @@ function sessionIdFrom(values: Values): string {
 
 async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<number> {
   const id = sessionIdFrom(values);
-  const session = await openChatSession(env, id, "kgent");
+  const session = await openChatSession(env, { id, agent: "kgent" });
   const say = (text: string) => io.stderr(`${text}\n`);
   await say(
     `syn chat — session ${id}, model ${
@@ -510,7 +510,7 @@ async function serveGateway(values: Values, env: ChatEnvironment, io: CliIo): Pr
       min: 0,
       max: 100_000,
     }),
-    openSession: (id, agent) => openChatSession(env, id, agent),
+    openSession: (id, agent) => openChatSession(env, { id, agent }),
     log,
   });
   const stopping = new AbortController();
