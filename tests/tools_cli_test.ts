@@ -217,13 +217,3 @@ Deno.test({
     assert.ok(!result.stderr.includes("bubblewrap"), result.stderr);
   },
 });
-
-Deno.test("every sandbox flag is in the help of syn tools and of syn mcp-serve", async () => {
-  const { SANDBOX_FLAGS } = await import("../lib/cli/_sandbox_flags.ts");
-  const tools = await runSyn(["tools", "--help"]);
-  const serve = await runSyn(["mcp-serve", "--help"]);
-  for (const flag of Object.keys(SANDBOX_FLAGS)) {
-    assert.ok(tools.stdout.includes(`--${flag} `) || tools.stdout.includes(`--${flag}\n`), flag);
-    assert.ok(serve.stdout.includes(`--${flag} `) || serve.stdout.includes(`--${flag}\n`), flag);
-  }
-});
