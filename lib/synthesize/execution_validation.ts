@@ -98,9 +98,12 @@ function mean(values: readonly number[]): number {
 export async function validateByExecution(
   tool: SynthesizedTool,
   sessions: readonly RecordedRun[],
-  target: ExecutionTarget,
-  score: (executed: string, baseline: string | null) => number,
+  options: {
+    target: ExecutionTarget;
+    score: (executed: string, baseline: string | null) => number;
+  },
 ): Promise<ExecutionScore> {
+  const { target, score } = options;
   const scores: number[] = [];
   const recordedScores: number[] = [];
   const failures: ExecutionScore["failures"] = [];

@@ -130,9 +130,13 @@ export function matchChain(
 export async function selectSessions(
   store: EventStore,
   chain: readonly string[],
-  count: number,
-  options: { range?: SessionRange; replayable?: (events: StoredToolEvent[]) => boolean } = {},
+  options: {
+    count: number;
+    range?: SessionRange;
+    replayable?: (events: StoredToolEvent[]) => boolean;
+  },
 ): Promise<ReplaySession[]> {
+  const { count } = options;
   const found: ReplaySession[] = [];
   const sessions = (await store.getSessions(options.range)).reverse();
   for (const summary of sessions) {
@@ -291,7 +295,9 @@ async function executeFor(
       sessionDeadlineMs: options.fresh.sessionDeadlineMs,
     });
   }
-  if (options.target) return await validateByExecution(tool, sessions, options.target, score);
+  if (options.target) {
+    return await validateByExecution(tool, sessions, { target: options.target, score });
+  }
   return undefined;
 }
 
@@ -341,7 +347,10 @@ export async function validateByReplay(
   const replayable = (events: StoredToolEvent[]) =>
     tool.internal_wiring.every((wire) => (events[wire.from_step].output_summary ?? "") !== "") &&
     events.every((event) => withinDepth(event.input_params));
-  const sessions = await selectSessions(store, chain, config.min_replay_sessions, { replayable });
+  const sessions = await selectSessions(store, chain, {
+    count: config.min_replay_sessions,
+    replayable,
+  });
   if (sessions.length < config.min_replay_sessions) {
     throw new InsufficientDataError(sessions.length, config.min_replay_sessions);
   }

@@ -67,9 +67,9 @@ let correction: Template | undefined;
 export function renderSynthesisPrompt(
   chain: ChainInfo,
   analysis: ParameterAnalysis,
-  samples: readonly ChainSample[],
-  maxParallelSteps: number,
+  options: { samples: readonly ChainSample[]; maxParallelSteps: number },
 ): string {
+  const { samples, maxParallelSteps } = options;
   synthesis ??= new Template(SYNTHESIS_TEMPLATE);
   return synthesis.render({
     chain: {

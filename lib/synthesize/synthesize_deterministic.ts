@@ -198,5 +198,8 @@ export function synthesizeDeterministic(
     internal_wiring: analysis.internal_wires.map((wire) => ({ ...wire })),
     error_strategy: errorStrategyFor(samples),
   };
-  return withParallelism(tool, options.maxParallelSteps ?? 3, options.readOnlyTools);
+  return withParallelism(tool, {
+    maxParallel: options.maxParallelSteps ?? 3,
+    readOnlyTools: options.readOnlyTools,
+  });
 }

@@ -32,7 +32,10 @@ export async function synthesizeWithModel(
 ): Promise<SynthesizedTool> {
   const { model } = options;
   const analysis = analyzeSamples(samples);
-  const prompt = renderSynthesisPrompt(chain, analysis, samples, options.maxParallelSteps);
+  const prompt = renderSynthesisPrompt(chain, analysis, {
+    samples,
+    maxParallelSteps: options.maxParallelSteps,
+  });
   const messages: { role: "user" | "assistant"; content: string }[] = [];
   let next = prompt;
   let problems: string[] = [];
@@ -54,11 +57,10 @@ export async function synthesizeWithModel(
       problems = sessionConstantProblems(result.json as SynthesizedTool, samples);
     }
     if (!problems.length) {
-      return withParallelism(
-        result.json as SynthesizedTool,
-        options.maxParallelSteps,
-        options.readOnlyTools,
-      );
+      return withParallelism(result.json as SynthesizedTool, {
+        maxParallel: options.maxParallelSteps,
+        readOnlyTools: options.readOnlyTools,
+      });
     }
     messages.push({ role: "user", content: next }, { role: "assistant", content: result.text });
     next = renderCorrectionPrompt(problems);

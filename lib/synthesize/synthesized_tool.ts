@@ -199,9 +199,9 @@ export class SynthesisError extends SynError {
  */
 export function withParallelism(
   tool: SynthesizedTool,
-  maxParallel: number,
-  readOnlyTools: ReadonlySet<string> = new Set(),
+  options: { maxParallel: number; readOnlyTools?: ReadonlySet<string> },
 ): SynthesizedTool {
+  const { maxParallel, readOnlyTools = new Set<string>() } = options;
   const graph = stepGraphOf(tool);
   const cap = Math.min(MAX_PARALLEL_STEPS, Math.max(1, Math.floor(maxParallel)));
   const readOnly = tool.steps.map((step) => readOnlyTools.has(step.tool_id));
