@@ -44,14 +44,18 @@ function messageOf(body: unknown, text: string): string {
   return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine || "(empty body)";
 }
 
-/** The `ProviderError` of one non-2xx response (detail redacted by `redact`). */
+/**
+ * The `ProviderError` of one non-2xx response (its status and headers, and its body's
+ * `text`); the detail is redacted by `reading.redact`, a retry date read against
+ * `reading.now`.
+ */
 export function failureFromResponse(
-  status: number,
-  headers: Headers,
+  response: { status: number; headers: Headers },
   text: string,
-  now: number,
-  redact: (text: string) => string,
+  reading: { now: number; redact: (text: string) => string },
 ): ProviderError {
+  const { status, headers } = response;
+  const { now, redact } = reading;
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -253,13 +253,7 @@ class HttpLanguageModel implements LanguageModel {
 
   async #failedStatus(attempt: HttpAttempt, response: Response): Promise<ProviderError> {
     const text = await attempt.text(response, ERROR_BODY_LIMIT, { truncate: true }).catch(() => "");
-    return failureFromResponse(
-      response.status,
-      response.headers,
-      text,
-      this.#clock.now(),
-      this.#redact,
-    );
+    return failureFromResponse(response, text, { now: this.#clock.now(), redact: this.#redact });
   }
 
   async generate(asked: GenerateRequest): Promise<GenerateResult> {
