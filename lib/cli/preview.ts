@@ -221,7 +221,7 @@ async function writeStills(
   // blamed on the asset a stopped browser was drawing.
   using interruption = new Interruption();
   await using server = startPreviewServer({ files: await loadPageFiles(), documents });
-  await using chromium = await launchChromium(chromiumPath);
+  await using chromium = await launchChromium(chromiumPath, { environment: io.environment?.() });
   const results = [];
   for (const [index, document] of documents.entries()) {
     if (interruption.interrupted) break;

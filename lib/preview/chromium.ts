@@ -49,10 +49,10 @@ const KEPT_VARIABLES = ["PATH", "LANG", "LC_ALL", "TZ", "TMPDIR"];
  */
 export function browserEnvironment(
   profile: string,
-  env: (name: string) => string | undefined,
+  variable: (name: string) => string | undefined,
 ): Record<string, string> {
   const kept = KEPT_VARIABLES.flatMap((name) => {
-    const value = env(name);
+    const value = variable(name);
     return value === undefined ? [] : [[name, value] as const];
   });
   return {
@@ -66,17 +66,25 @@ export function browserEnvironment(
   };
 }
 
+/** What the browser is started with besides its executable. */
+export interface LaunchOptions {
+  /**
+   * syn's environment as the configuration read it: the browser keeps only `PATH`, the
+   * language and the time zone of it (see `browserEnvironment`). Default: none of it.
+   */
+  environment?: Readonly<Record<string, string>>;
+}
+
 /**
  * Starts headless Chromium with WebGL2 on the CPU (SwiftShader) and every background
  * connection cut: it may reach 127.0.0.1 only. playwright-core is loaded here, on first
- * use, so commands that never render do not pay for it.
+ * use, so commands that never render do not pay for it. Nothing of this process's own
+ * environment is read or changed: what the browser gets comes from `options.environment`.
  */
-export async function launchChromium(executablePath: string): Promise<HeadlessChromium> {
-  // playwright-core probes for WSL at load by testing /proc/sys/fs/binfmt_misc paths; Deno
-  // refuses /proc paths without --allow-all, so a run with narrower permissions would fail
-  // there. With this variable set the probe runs only when asked,
-  // and Chromium on WSL is not something this launcher needs to know about.
-  Deno.env.set("__IS_WSL_TEST__", "1");
+export async function launchChromium(
+  executablePath: string,
+  options: LaunchOptions = {},
+): Promise<HeadlessChromium> {
   const { chromium } = await import("playwright-core");
   const profile = await Deno.makeTempDir({ prefix: "syn-chromium-" });
   let browser: Browser;
@@ -86,7 +94,7 @@ export async function launchChromium(executablePath: string): Promise<HeadlessCh
       executablePath,
       ignoreDefaultArgs: true,
       timeout: 30_000,
-      env: browserEnvironment(profile, (name) => Deno.env.get(name)),
+      env: browserEnvironment(profile, (name) => options.environment?.[name]),
       args: [
         "--headless",
         "--no-sandbox",

@@ -22,5 +22,11 @@ export {
   type PreviewServer,
   startPreviewServer,
 } from "./preview_server.ts";
-export { findChromium, type HeadlessChromium, launchChromium, NO_CHROMIUM } from "./chromium.ts";
+export {
+  findChromium,
+  type HeadlessChromium,
+  launchChromium,
+  type LaunchOptions,
+  NO_CHROMIUM,
+} from "./chromium.ts";
 export { renderStill, type StillOptions, type StillResult } from "./render_still.ts";
