@@ -14,107 +14,49 @@
  * const reply = session.start({ content: "hello", mode: "reflect", correlation_id: "c1" });
  * ```
  */
+export { type ChatErrorCode, type ChatEvent, type ChatEventType } from "./chat_event.ts";
 export {
-  CHAT_ERROR_CODES,
-  type ChatErrorCode,
-  type ChatEvent,
-  chatEventToJson,
-  type ChatEventType,
-} from "./chat_event.ts";
-export {
-  affordableTier,
   type BudgetConfig,
   type BudgetTier,
   type ChatFluxConfig,
-  DEFAULT_BUDGET_CONFIG,
   DEFAULT_CHAT_FLUX_CONFIG,
-  entropyForTier,
-  maxTokensForTier,
 } from "./chat_flux_config.ts";
-export {
-  applyNotesPatch,
-  type ChatState,
-  emptyChatState,
-  type NotesPatch,
-  parseNotesPatch,
-  runNotesActions,
-} from "./chat_state.ts";
-export {
-  type Checkpoint,
-  condense,
-  newCheckpoint,
-  SESSION_ID,
-  type StoredMessage,
-} from "./checkpoint.ts";
+export { type ChatState, type NotesPatch } from "./chat_state.ts";
+export { type Checkpoint, condense, SESSION_ID, type StoredMessage } from "./checkpoint.ts";
 export { CheckpointStore } from "./checkpoint_store.ts";
-export { dialogue, type DialogueEvent, entropyOfTokens } from "./dialogue.ts";
-export { EntropyBucket } from "./entropy_bucket.ts";
-export { MARKERS, MarkerStream, splitMarkers } from "./marker_stream.ts";
+export { type DialogueEvent } from "./dialogue.ts";
 export {
-  checkCitations,
   type MemoryHit,
   type MemoryItem,
   type MemoryScope,
   MemoryStore,
   type MemoryStoreOptions,
   type NewMemoryItem,
-  openMemoryStore,
-  RETRIEVED_MEMORY_LABEL,
-  retrievedMemoryBlock,
-  SessionMemory,
   type SessionMemoryOptions,
 } from "./memory_store.ts";
 export { ReplyBuffer } from "./reply_buffer.ts";
-export { type ChatTraceFile, openChatTraceFile, traceRecord } from "./trace_file.ts";
+export { type ChatTraceFile } from "./trace_file.ts";
 export {
   ChatSession,
   type ChatSessionOptions,
-  DIALOGUE_MODES,
   type IncomingMessage,
   type Refusal,
 } from "./chat_session.ts";
-export { TEMPLATE_LABEL, templateModel } from "./template_model.ts";
+export { templateModel } from "./template_model.ts";
+export { type ChatKeyFile, openChatKeyFile } from "./chat_key_file.ts";
 export {
-  CHAT_KEY_FILE,
-  type ChatKeyFile,
-  MIN_CHAT_KEY_CHARS,
-  openChatKeyFile,
-} from "./chat_key_file.ts";
-export {
-  AGENT_NAME,
   ChatGateway,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_MAX_SOCKETS,
-  DEFAULT_MAX_SOCKETS_PER_PEER,
-  DEFAULT_PEER_ENTROPY_BUDGET,
   type GatewayOptions,
   MAX_BUFFERED_BYTES,
-  PROTOCOL_VERSION,
   type RequestInfo,
   type UpgradeWebSocket,
 } from "./chat_gateway.ts";
+export { type ClientFrame, type ClientFrameParser } from "./client_frame.ts";
 export {
-  type ClientFrame,
-  type ClientFrameParser,
-  clientFrameParser,
-  MAX_FRAME_BYTES,
-} from "./client_frame.ts";
-export { CHAT_PAGE } from "./chat_page.ts";
-export {
-  autoEngine,
   CHAT_ENGINES,
   type ChatBackend,
   type ChatEngine,
   chatModel,
   openChatSession,
 } from "./chat_backend.ts";
-export {
-  composeTraces,
-  createTurn,
-  type Trace,
-  type Turn,
-  TURN_TYPES,
-  turnFromDict,
-  turnToDict,
-  type TurnType,
-} from "./turn.ts";
+export { type Trace, type Turn, type TurnType } from "./turn.ts";

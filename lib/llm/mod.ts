@@ -36,27 +36,13 @@ export type {
 } from "./types.ts";
 export { PROVIDERS } from "./types.ts";
 export { type AttemptError, ProviderError, type ProviderErrorOptions } from "./provider_error.ts";
-export {
-  ANTHROPIC_VERSION,
-  apiVersionOf,
-  DEFAULT_TIMEOUTS,
-  MAX_RETRIES,
-  PROVIDER_DEFAULTS,
-  resolveModelConfig,
-  type ResolveModelConfigOptions,
-} from "./resolve_model_config.ts";
-export {
-  createLanguageModel,
-  type LanguageModelDeps,
-  REQUEST_BODY_LIMIT,
-  RESPONSE_BODY_LIMIT,
-} from "./create_language_model.ts";
+export { resolveModelConfig, type ResolveModelConfigOptions } from "./resolve_model_config.ts";
+export { createLanguageModel, type LanguageModelDeps } from "./create_language_model.ts";
 export {
   type MockLanguageModel,
   mockLanguageModel,
   type MockLanguageModelOptions,
 } from "./mock_language_model.ts";
-export { parseSse, type SseEvent, SseParser } from "./sse.ts";
+export { type SseEvent } from "./sse.ts";
 export { exampleFromSchema } from "./example_from_schema.ts";
-export { retryDelayFromResponse } from "./retry_delay_from_response.ts";
 export { providerForModel } from "./provider_for_model.ts";

@@ -31,7 +31,6 @@ export {
   type ValidatorVerdict,
 } from "./validator_client.ts";
 export {
-  countCalls,
   type CountedValidator,
   openValidator,
   type OpenValidatorOptions,
@@ -45,16 +44,14 @@ export {
   readyFileContent,
   releaseReadyFile,
 } from "./ready_file.ts";
-export { PAYLOAD_TOO_LARGE_RESULT, type ToolResult } from "./tool_result.ts";
+export { type ToolResult } from "./tool_result.ts";
 export {
-  backendAssetsUrl,
   type BackendOptions,
   ValidatorService,
   type ValidatorServiceOptions,
 } from "./validator_service.ts";
 export {
   createValidatorHandler,
-  isMcpMethod,
   type McpSession,
   type McpSessionFactory,
 } from "./validator_handler.ts";
@@ -63,7 +60,7 @@ export {
   startValidatorServer,
   type ValidatorEndpoint,
 } from "./serve_validator.ts";
-export { TOOL_DEFINITIONS, type ToolDefinition, toolParameterSchemas } from "./tool_definitions.ts";
+export { type ToolDefinition, toolParameterSchemas } from "./tool_definitions.ts";
 export {
   type McpHttpServerOptions,
   type RunningMcpHttpServer,

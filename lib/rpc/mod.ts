@@ -18,7 +18,6 @@
  */
 export {
   errorResponse,
-  isJsonRpcId,
   type JsonRpcErrorObject,
   type JsonRpcId,
   type JsonRpcRequest,
@@ -27,14 +26,12 @@ export {
   RPC_ERROR,
   RpcError,
 } from "./messages.ts";
-export { MAX_LINE_BYTES, type NdjsonLine, peekRequestId, readNdjsonLines } from "./ndjson.ts";
+export { MAX_LINE_BYTES, type NdjsonLine, readNdjsonLines } from "./ndjson.ts";
 export { dispatchLine, NO_REPLY, type RpcHandler } from "./dispatch_line.ts";
 export {
   connectionFromConn,
   createMemoryConnectionPair,
-  IDLE_TIMEOUT_MS,
   ListenerServer,
-  MAX_CONNECTIONS_PER_PEER,
   type RpcConnection,
   serveConnection,
   settlesWithin,

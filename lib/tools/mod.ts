@@ -26,37 +26,24 @@ export type {
   ToolTraceEvent,
   ToolTraceSink,
 } from "./types.ts";
-export { TOOL_ERROR_CODES } from "./types.ts";
-export { ToolFailure } from "./tool_failure.ts";
 export {
-  combineEffects,
   type ToolContext,
   type ToolDescriptor,
   type ToolEffects,
   type ToolPolicy,
   UNKNOWN_EFFECTS,
 } from "./tool_descriptor.ts";
-export { argsValidator, ToolRegistry } from "./tool_registry.ts";
+export { ToolRegistry } from "./tool_registry.ts";
 export { BASELINE_TOOLS, baselineRegistry } from "./baseline_tools.ts";
 export {
   type CompositeDefinition,
   type CompositeErrorStrategy,
   type CompositeStep,
-  compositeWaves,
   type CompositeWire,
-  concurrencyCap,
-  DEFAULT_MAX_PARALLEL_STEPS,
-  MAX_BACKOFF_MS,
   MAX_PARALLEL_STEPS,
-  MAX_STEP_RETRIES,
-  parallelAsymmetries,
   planLatency,
-  retryPause,
   type RetryRule,
-  retryRuleOf,
-  skipsOnFailure,
   type StepInput,
-  stepSources,
   strategyHandles,
   type WaveOptions,
 } from "./composite_plan.ts";
@@ -79,12 +66,6 @@ export {
   MAX_CONDITION_DEPTH,
   parseCondition,
 } from "./condition_expression.ts";
-export {
-  MAX_PATTERN_CHARS,
-  MAX_PATTERN_INPUT_CHARS,
-  patternProblems,
-  patternRisk,
-} from "./_pattern_safety.ts";
 export { capSummary, OUTPUT_SUMMARY_CHARS, outputSummary } from "./output_summary.ts";
 export { toolOutcome, ToolSession, type ToolSessionOptions } from "./tool_session.ts";
 export {
@@ -93,14 +74,9 @@ export {
   type CapabilityState,
   grantCapability,
   isCapability,
-  NO_CAPABILITIES,
-  normalizeCapability,
-  requestCapability,
   revokeCapability,
 } from "./capabilities.ts";
-export { isInside, resolveInRoot } from "./resolve_in_root.ts";
-export { killGroup, Sandbox, type SandboxPermissions } from "./sandbox.ts";
+export { Sandbox, type SandboxPermissions } from "./sandbox.ts";
 export type { CachedResponse, HttpCache } from "./http_cache_port.ts";
-export { DEFAULT_SHELL_ALLOW, detectBubblewrap, REFUSED_PROGRAMS } from "./shell_exec.ts";
-export { classifyAddress } from "./_url_policy.ts";
+export { DEFAULT_SHELL_ALLOW, detectBubblewrap } from "./shell_exec.ts";
 export { openHttpCache } from "./open_http_cache.ts";
