@@ -115,17 +115,17 @@ Deno.test("a deterministic generate loads no model code: lib/llm loads when a pr
   assert.ok([...chat].some((specifier) => specifier.includes("/lib/llm/")));
 });
 
-Deno.test("a deterministic generate loads neither the external generator's code nor the patch lifecycle", async () => {
-  // Both load at their first call, by computed specifiers; a literal import() would still make
-  // deno run read their graphs, so those edges are followed here.
-  const late = /\/lib\/generate\/_(external_generator|patch_lifecycle)\.ts$/;
+Deno.test("a deterministic generate loads no external generator code", async () => {
+  // It loads at its first call, by a computed specifier; a literal import() would still make
+  // deno run read its graph, so those edges are followed here.
+  const late = /\/lib\/generate\/_external_generator\.ts$/;
   const roots = ["main.ts", "lib/cli/generate.ts", "lib/cli/_generate_run.ts"];
   const modules = [...reachable(graph, roots, true)];
   assert.deepEqual(modules.filter((specifier) => late.test(specifier)), []);
   // …and the check sees that code where a call does load it.
-  const files = ["lib/generate/_patch_lifecycle.ts", "lib/generate/_external_generator.ts"];
+  const files = ["lib/generate/_external_generator.ts"];
   const loaded = [...reachable(await moduleGraph(files), files, false)];
-  assert.equal(loaded.filter((specifier) => late.test(specifier)).length, 2);
+  assert.equal(loaded.filter((specifier) => late.test(specifier)).length, 1);
 });
 
 /** What `syn tools run fs.read_text` loads: its command and the tools' argument validators. */
