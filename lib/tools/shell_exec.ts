@@ -1,7 +1,7 @@
 import { bubblewrapPath } from "./bubblewrap.ts";
 import { runShellExec } from "./_shell_exec_run.ts";
 import { MAX_SHELL_TIMEOUT_S, SPAWN_GRACE_MS } from "./_shell_policy.ts";
-import type { ToolDescriptor, ToolPolicy } from "./tool_descriptor.ts";
+import type { ToolDescriptor } from "./tool_descriptor.ts";
 
 export { DEFAULT_SHELL_ALLOW, REFUSED_PROGRAMS } from "./_shell_policy.ts";
 export { shellRunPermissions } from "./_shell_exec_run.ts";
