@@ -190,22 +190,26 @@ export interface ProxySessionOptions {
  * One session through a new `syn mcp-proxy` in front of the benchmark server: the calls
  * sent one after another by the official SDK client; each answer kept. With `stateOut`,
  * waits until the server has written its final state; a server ended before it could
- * (the proxy gives it a bounded grace, which a loaded machine can outlast) means one
- * more run of the session, reported through `onRerun`.
+ * (the proxy gives it a bounded grace, which a loaded machine can outlast) means
+ * another run of the session (at most three in all), reported through `onRerun`.
  */
 export async function proxySession(
   stateDir: string,
   calls: readonly { name: string; args: Record<string, unknown> }[],
   options: ProxySessionOptions,
 ): Promise<CallAnswer[]> {
-  try {
-    return await proxyRun(stateDir, calls, options);
-  } catch (error) {
-    if (!(error instanceof StateMissing)) throw error;
-    options.onRerun?.(error.message);
-    return await proxyRun(stateDir, calls, options);
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await proxyRun(stateDir, calls, options);
+    } catch (error) {
+      if (!(error instanceof StateMissing) || attempt >= STATE_ATTEMPTS) throw error;
+      options.onRerun?.(error.message);
+    }
   }
 }
+
+/** Runs of one session at most, when its server keeps being ended before its final write. */
+const STATE_ATTEMPTS = 3;
 
 class StateMissing extends Error {}
 
@@ -495,11 +499,19 @@ async function heldOut(
       const observed = session.calls.map((call) => ({ ...call, output: undefined, ok: true }));
       return { session, observed, plan: planReplacement([], promoted), stateOut, skipped: true };
     }
-    const answers = await proxySession(stateDir, session.calls, {
-      server: session.server,
-      stateOut,
-      onRerun: rerun(session.id),
-    });
+    let answers: CallAnswer[];
+    try {
+      answers = await proxySession(stateDir, session.calls, {
+        server: session.server,
+        stateOut,
+        onRerun: rerun(session.id),
+      });
+    } catch (error) {
+      if (!(error instanceof StateMissing)) throw error;
+      figures.reruns.push(`${session.id}: left out, no final state in ${STATE_ATTEMPTS} runs`);
+      const observed = session.calls.map((call) => ({ ...call, output: undefined, ok: true }));
+      return { session, observed, plan: planReplacement([], promoted), stateOut, skipped: true };
+    }
     const observed = session.calls.map((call, at) => ({
       ...call,
       output: answers[at].output,
@@ -553,13 +565,20 @@ async function replacedMode(
     if (!original.plan.some((call) => call.kind === "composite")) return;
     figures.replaced_sessions++;
     const stateOut = join(options.dir, "states", `${index}-replaced-${jitterMs}`);
-    const answers = await proxySession(stateDir, original.plan, {
-      server: original.session.server,
-      allowWrites: true,
-      stateOut,
-      jitterMs,
-      onRerun: options.rerun(original.session.id),
-    });
+    let answers: CallAnswer[];
+    try {
+      answers = await proxySession(stateDir, original.plan, {
+        server: original.session.server,
+        allowWrites: true,
+        stateOut,
+        jitterMs,
+        onRerun: options.rerun(original.session.id),
+      });
+    } catch (error) {
+      if (!(error instanceof StateMissing)) throw error;
+      figures.problems.push(`${original.session.id}: no final state in ${STATE_ATTEMPTS} runs`);
+      return;
+    }
     compareAnswers(original, answers, figures);
     pairs.push([original.session.id, original.stateOut, stateOut]);
   });
