@@ -359,3 +359,38 @@ Deno.test("ChatGateway.close() closes every socket (1001) and session, stops the
   );
   assert.equal(late.status, 503);
 });
+
+Deno.test("ChatGateway: a resume paces its backlog by the socket's drain and gives up after 30 s without one", async () => {
+  const clock = new FakeClock(1_000_000);
+  await using h = harness({ clock, maxBufferedBytes: 1000 });
+  const first = await h.connect("/chat/kgent?session=s");
+  first.message("hi", "c1");
+  await finished(h.gateway, "s", "c1");
+  const all = first.sent.length;
+  // This reader's queue stays above half the cap: nothing is sent, the pauses double to 100 ms.
+  const stuck = await h.connect("/chat/kgent?session=s");
+  stuck.bufferedAmount = 501;
+  stuck.receive({
+    action: "resume",
+    version: "1.0.0",
+    data: { correlation_id: "c1", after_sequence: 0 },
+  });
+  await settle();
+  assert.equal(stuck.sent.length, 0);
+  assert.equal(stuck.closedWith?.code, 1013);
+  assert.deepEqual(clock.sleeps.slice(0, 6), [5, 10, 20, 40, 80, 100]);
+  assert.ok(clock.sleeps.reduce((sum, ms) => sum + ms, 0) > 30_000);
+  assert.ok(clock.sleeps.reduce((sum, ms) => sum + ms, 0) <= 30_100);
+  assert.equal(h.gateway.slowReadersClosed, 1);
+  // One that drains at the cap's half gets every event.
+  const steady = await h.connect("/chat/kgent?session=s");
+  steady.bufferedAmount = 500;
+  steady.receive({
+    action: "resume",
+    version: "1.0.0",
+    data: { correlation_id: "c1", after_sequence: 0 },
+  });
+  await settle();
+  assert.equal(steady.sent.length, all);
+  checkReply(steady.sent);
+});
