@@ -245,13 +245,21 @@ Deno.test({
 Deno.test({
   name: "gateway: a reply past stream_timeout gives STREAM_TIMEOUT, then done",
   async fn() {
+    const sessionTimers = new ManualTimers();
     await using fixture = await gatewayFixture({
-      frameDelayMs: 200,
+      frameDelayMs: 50,
       chunkSize: 1,
       config: { stream_timeout: 0.5 },
+      sessionTimers,
     });
     const socket = await fixture.ws("/chat/kgent?session=slow");
     socket.message("hi", "c1");
+    await socket.until(
+      () => socket.of("c1").some((event) => event.event_type === "chunk"),
+      "a first chunk",
+    );
+    // The provider is still streaming (a frame every 50 ms) when the reply's time runs out.
+    assert.equal(sessionTimers.fire(500), 1, "the stream timeout is armed");
     await socket.done("c1");
     const events = socket.of("c1");
     checkReply(events);

@@ -142,6 +142,8 @@ export async function gatewayFixture(
     clock?: Clock;
     /** The gateway's session sweeper timer (default: the system's). */
     timers?: Timers;
+    /** The default sessions' timers: chunk flushes and `stream_timeout` (default: the system's). */
+    sessionTimers?: Timers;
   } = {},
 ): Promise<GatewayFixture> {
   const provider = options.provider ?? "openai";
@@ -188,6 +190,7 @@ export async function gatewayFixture(
           fallback: templateModel(),
           config,
           clock: options.clock,
+          timers: options.sessionTimers,
         })),
   });
   const stopping = new AbortController();
