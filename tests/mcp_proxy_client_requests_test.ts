@@ -14,7 +14,10 @@ const SAMPLE = {
   maxTokens: 10,
 };
 
-/** Tools that ask the client for a sample: `ask` (with progress), `ask_then_cancel`. */
+/**
+ * Tools that ask the client for a sample: `ask` (with progress), `ask_then_cancel`,
+ * `ask_late` (after 300 ms); and `slow`, which answers after a second.
+ */
 function askingUpstream(): { url: string; close(): Promise<void> } {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const served = Deno.serve(
@@ -31,12 +34,26 @@ function askingUpstream(): { url: string; close(): Promise<void> } {
         capabilities: { tools: {} },
       });
       server.setRequestHandler("tools/list", () => ({
-        tools: ["ask", "ask_then_cancel"].map((name) => ({
+        tools: ["ask", "ask_then_cancel", "ask_late", "slow"].map((name) => ({
           name,
           inputSchema: { type: "object" as const },
         })),
       }));
       server.setRequestHandler("tools/call", async (call) => {
+        if (call.params.name === "slow") {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          return { content: [{ type: "text", text: "slow done" }] };
+        }
+        if (call.params.name === "ask_late") {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          try {
+            const sample = await server.createMessage(SAMPLE);
+            const text = (sample.content as { text?: string }).text;
+            return { content: [{ type: "text", text: String(text) }] };
+          } catch (error) {
+            return { content: [{ type: "text", text: `refused: ${(error as Error).message}` }] };
+          }
+        }
         if (call.params.name === "ask") {
           const progress: number[] = [];
           const sample = await server.createMessage(SAMPLE, {
@@ -51,6 +68,9 @@ function askingUpstream(): { url: string; close(): Promise<void> } {
           await server.createMessage(SAMPLE, { signal: stop.signal });
           return { content: [{ type: "text", text: "answered" }] };
         } catch {
+          // Over HTTP the cancellation and the answer travel on different streams: the call
+          // stays open a moment, so the cancellation reaches the client on the call's stream.
+          await new Promise((resolve) => setTimeout(resolve, 300));
           return { content: [{ type: "text", text: "cancelled by the upstream" }] };
         }
       });
@@ -139,6 +159,68 @@ Deno.test({
       await client.close();
     }
   } finally {
+    const status = await proxy.stop();
+    assert.equal(status.code, 0, proxy.stderr());
+    await upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "with --shared-upstream, a request of the upstream while two sessions have calls in flight is refused with the reason",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_proxy_shared_routing_" });
+  const upstream = askingUpstream();
+  const proxy = await spawnHttpServer(
+    [
+      "--http",
+      "127.0.0.1:0",
+      "--shared-upstream",
+      "--no-record",
+      "--state-dir",
+      `${dir}/state`,
+      "--upstream-url",
+      upstream.url,
+    ],
+    { command: "mcp-proxy" },
+  );
+  const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+  try {
+    for (const name of ["first", "second"]) {
+      const client = new Client({ name, version: "1.0.0" }, { capabilities: { sampling: {} } });
+      client.setRequestHandler("sampling/createMessage", () => ({
+        role: "assistant",
+        content: { type: "text", text: `sampled by the ${name}` },
+        model: "m",
+      }));
+      const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
+        requestInit: { headers: { authorization: `Bearer ${proxy.token}` } },
+      });
+      await client.connect(transport);
+      clients.push({ client, transport });
+    }
+    const [first, second] = clients.map(({ client }) => client);
+    // One session busy: its request is the one the upstream's belongs to.
+    const alone = await first.callTool({ name: "ask_late", arguments: {} });
+    assert.deepEqual(alone.content, [{ type: "text", text: "sampled by the first" }]);
+    // Both busy: no telling which call caused it.
+    const [late] = await Promise.all([
+      first.callTool({ name: "ask_late", arguments: {} }),
+      second.callTool({ name: "slow", arguments: {} }),
+    ]);
+    assert.match(
+      JSON.stringify(late.content),
+      /refused: .*no single client session has a request in flight on the shared upstream/,
+      proxy.stderr(),
+    );
+  } finally {
+    for (const { client, transport } of clients) {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    }
     const status = await proxy.stop();
     assert.equal(status.code, 0, proxy.stderr());
     await upstream.close();
