@@ -287,6 +287,13 @@ Deno.test({
 
 Deno.test("connectValidator() calls resolve with transport_error when the server goes away", async () => {
   const service = await newService({ delayMs: 300 });
+  // The server shuts down once the first call has reached the service.
+  const arrived = Promise.withResolvers<void>();
+  const call = service.call.bind(service);
+  service.call = (name, params) => {
+    arrived.resolve();
+    return call(name, params);
+  };
   const server = await startValidatorServer(
     { mode: "tcp", hostname: "127.0.0.1", port: 0 },
     () => createValidatorHandler(service),
@@ -297,7 +304,7 @@ Deno.test("connectValidator() calls resolve with transport_error when the server
   });
   const first = client.call("list_schemas");
   const second = client.call("list_schemas"); // queued behind the first
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await arrived.promise;
   await server.shutdown(); // finishes the in-flight call, then closes the connection
   assert.equal((await first).ok, true);
   assert.deepEqual(await second, {
