@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { connectHttpClient, type HttpChild, spawnHttpServer } from "./fakes/mcp_http_child.ts";
+import { waitUntil } from "./fakes/wait_until.ts";
 import { runSyn } from "./fakes/cli_io.ts";
 
 const INITIALIZE = JSON.stringify({
@@ -169,7 +170,10 @@ Deno.test("SIGTERM with a slow MCP request in flight over HTTP: the answer arriv
         name: "validate_asset",
         arguments: { asset: { name: "ok" }, schema: "synesthetic-asset" },
       });
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the call is in flight
+      await waitUntil(
+        () => server.stderr().includes("mcp:delay method=validate_asset"),
+        "the call to be in flight",
+      );
       server.child.kill("SIGTERM");
       const result = await call;
       assert.deepEqual(result.structuredContent, { ok: true, errors: [] });

@@ -82,7 +82,7 @@ Deno.test("SIGTERM during a slow request: the response arrives, the ready file g
   try {
     await waitUntil(() => exists(readyFile), "the ready file");
     await channel.send('{"jsonrpc":"2.0","id":"slow","method":"list_schemas"}\n');
-    await new Promise((resolve) => setTimeout(resolve, 150)); // the request is in flight
+    await waitUntil(() => server.stderr().includes("mcp:delay method=list_schemas"), "the call");
     server.child.kill("SIGTERM");
     const reply = JSON.parse(await channel.readLine());
     assert.equal(reply.id, "slow");
@@ -133,7 +133,7 @@ Deno.test("mcp-serve --tcp answers, and SIGTERM lets the in-flight request finis
       connectionFromConn(await Deno.connect({ hostname: "127.0.0.1", port })),
     );
     await channel.send('{"jsonrpc":"2.0","id":7,"method":"get_schema","params":{"name":"tone"}}\n');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitUntil(() => server.stderr().includes("mcp:delay method=get_schema"), "the call");
     server.child.kill("SIGTERM");
     const reply = JSON.parse(await channel.readLine());
     assert.equal(reply.id, 7);

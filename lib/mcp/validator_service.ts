@@ -51,8 +51,9 @@ export interface ValidatorServiceOptions {
   /** Receives diagnostic lines (stderr in the CLI). */
   log?: (line: string) => void;
   /**
-   * Test hook: every tool call waits this long first (set by
-   * `tests/fakes/delayed_mcp_serve.ts`, for the shutdown-during-a-slow-request test).
+   * Test hook: every tool call waits this long first, logging `mcp:delay method=<name>` as it
+   * starts to wait (set by `tests/fakes/delayed_mcp_serve.ts`, for the shutdown tests, which
+   * signal the server once a call is in flight).
    */
   delayMs?: number;
 }
@@ -131,7 +132,10 @@ export class ValidatorService {
       );
     }
     const checked = await checkParameters(name, params as Record<string, unknown>);
-    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    if (this.#delayMs > 0) {
+      this.#log(`mcp:delay method=${name} ms=${this.#delayMs}`);
+      await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    }
     // A store loaded with deferCompile finishes compiling its validators here, once.
     if (!this.#storeReady) {
       await this.#store.ready();
