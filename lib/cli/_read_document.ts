@@ -4,7 +4,6 @@ import {
   formatBytes,
   parseJson,
   readStreamCapped,
-  readSyncCapped,
   resolvePath,
   SynError,
 } from "../core/mod.ts";
@@ -58,25 +57,16 @@ export async function readFileCapped(
       ? error
       : new SynError("io_error", `${readProblem(error)}: ${name}`, { source: name });
   let file: Deno.FsFile;
-  let regular: boolean;
   try {
-    // A regular file is opened and read synchronously: a command reads its input before it
-    // does anything else, and the process's first asynchronous file operations cost ~2 ms
-    // (Deno hands each to a pool thread). Anything else — a pipe such as `<(cat a.json)`, a
-    // device — is opened and read asynchronously, as either may wait forever.
-    regular = Deno.statSync(path).isFile;
-    file = regular ? Deno.openSync(path, { read: true }) : await Deno.open(path, { read: true });
+    file = await Deno.open(path, { read: true });
   } catch (error) {
     throw failure(error);
   }
   try {
     // Opening a folder succeeds on Linux; reading it would fail with a vaguer message.
-    const info = regular ? file.statSync() : await file.stat();
-    if (info.isDirectory) throw new Deno.errors.IsADirectory();
+    if ((await file.stat()).isDirectory) throw new Deno.errors.IsADirectory();
     // Through the file itself, not `file.readable`: no stream to load.
-    return info.isFile
-      ? readSyncCapped(file, { maxBytes, tooLarge: () => tooLarge(name, maxBytes) })
-      : await readCapped(file, name, maxBytes);
+    return await readCapped(file, name, maxBytes);
   } catch (error) {
     throw failure(error);
   } finally {

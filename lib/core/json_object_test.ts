@@ -1,13 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  compareIssues,
-  copyOwn,
-  formatBytes,
-  isRecord,
-  readStreamCapped,
-  readSyncCapped,
-  setOwn,
-} from "./mod.ts";
+import { compareIssues, copyOwn, formatBytes, isRecord, readStreamCapped, setOwn } from "./mod.ts";
 
 Deno.test("isRecord() accepts objects only: not null, arrays or primitives", () => {
   assert.equal(isRecord({}), true);
@@ -76,27 +68,6 @@ Deno.test("readStreamCapped() reads a ByteSource (an open file) within the cap, 
     );
   } finally {
     await Deno.remove(path);
-  }
-});
-
-Deno.test("readSyncCapped() reads an open file across chunks within the cap, and refuses past it", () => {
-  const path = Deno.makeTempFileSync();
-  try {
-    const text = "0123456789".repeat(20_000); // 200,000 bytes: four reads of 64 KiB
-    Deno.writeTextFileSync(path, text);
-    using file = Deno.openSync(path);
-    const bytes = readSyncCapped(file, { maxBytes: 200_000, tooLarge: () => new Error("no") });
-    assert.equal(new TextDecoder().decode(bytes), text);
-    using again = Deno.openSync(path);
-    assert.throws(
-      () => readSyncCapped(again, { maxBytes: 199_999, tooLarge: () => new RangeError("too big") }),
-      RangeError,
-    );
-    Deno.writeTextFileSync(path, "");
-    using empty = Deno.openSync(path);
-    assert.equal(readSyncCapped(empty, { maxBytes: 0, tooLarge: () => new Error("no") }).length, 0);
-  } finally {
-    Deno.removeSync(path);
   }
 });
 
