@@ -286,7 +286,10 @@ export interface LoopFigures {
   train_sessions: number;
   held_out_sessions: number;
   chains_mined: number;
+  /** Composites stored (distinct tool ids). */
   composites: number;
+  /** Composites written under an id another chain's composite already had (one file kept). */
+  same_id: number;
   /**
    * Validation outcome per composite: its evidence (`execution`, `replay`), `failed` (stays
    * DRAFT) or `too few sessions` (fewer than `min_replay_sessions` hold the chain).
@@ -395,6 +398,7 @@ async function synthesizeAndPromote(
     held_out_sessions: split.heldOut.length,
     chains_mined: mined.chains.length,
     composites: written.tools.length,
+    same_id: 0,
     by_evidence: {},
     promoted: [],
     promoted_replay_only: [],
@@ -406,20 +410,26 @@ async function synthesizeAndPromote(
     modes: [],
     seconds: 0,
   };
-  for (const { tool } of written.tools) {
-    const evidence = await validateOne(tool.tool_id, state, flags, cwd);
+  // Each stored tool once: two chains whose ids are the same (long ids are cut) share a file,
+  // and the later one is what the registry holds.
+  const ids = [...new Set(written.tools.map(({ tool }) => tool.tool_id))];
+  figures.composites = ids.length;
+  figures.same_id = written.tools.length - ids.length;
+  for (const id of ids) {
+    const evidence = await validateOne(id, state, flags, cwd);
     figures.by_evidence[evidence] = (figures.by_evidence[evidence] ?? 0) + 1;
     if (evidence === "failed" || evidence === "too few sessions") continue;
     const approved = await runSyn(
-      ["synthesize", "approve", tool.tool_id, "--promote", ...state],
+      ["synthesize", "approve", id, "--promote", ...state],
       cwd,
     );
-    if (approved.code === 0) figures.promoted.push(tool.tool_id);
-    else {
-      figures.refused.push({ tool_id: tool.tool_id, reason: approved.stderr.trim().slice(0, 300) });
+    if (approved.code !== 0) {
+      figures.refused.push({ tool_id: id, reason: approved.stderr.trim().slice(0, 300) });
     }
   }
   const entries = await registryEntries(stateDir, cwd);
+  figures.promoted = entries.filter((entry) => entry.status === "PROMOTED")
+    .map((entry) => entry.tool.tool_id);
   figures.promoted_replay_only = entries.filter((entry) =>
     entry.status === "PROMOTED" && evidenceOf(entry) !== "execution"
   ).map((entry) => entry.tool.tool_id);

@@ -74,7 +74,7 @@ function table(figures: LoopFigures, title: string): string {
     `  train ${figures.train_sessions} sessions, held out ${figures.held_out_sessions}; ` +
     `validation options: ${figures.validation_flags.join(" ") || "(no fresh-upstream execution)"}`,
     `  chains mined                ${figures.chains_mined}`,
-    `  composites written          ${figures.composites} (by evidence: ${evidence})`,
+    `  composites stored           ${figures.composites} (by evidence: ${evidence})`,
     `  promoted                    ${figures.promoted.length} (with replay evidence only: ${figures.promoted_replay_only.length}; refused: ${figures.refused.length})`,
     `  ${"".padEnd(26)}  ${figures.modes.map((mode) => mode.mode.padEnd(width)).join("")}`
       .trimEnd(),
@@ -96,6 +96,11 @@ function table(figures: LoopFigures, title: string): string {
       `${reasons.reduce((sum, [, count]) => sum + count, 0)} not expressible by the composite:`,
     ...reasons.slice(0, 8).map(([reason, count]) => `    ${String(count).padStart(4)}  ${reason}`),
   );
+  if (figures.same_id) {
+    lines.push(
+      `  composites that took an id another chain's composite had (one file kept): ${figures.same_id}`,
+    );
+  }
   if (figures.reruns.length) {
     lines.push(
       `  held-out runs repeated (the server's final state never appeared): ${figures.reruns.length}`,
