@@ -8,7 +8,8 @@
  * chain returned; the report counts what it saves.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
+import { type CallToolResult, Client } from "@modelcontextprotocol/client";
+import { stepOutput } from "../lib/proxy/mod.ts";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { childEnv, collectStream } from "./fakes/child_env.ts";
 import { runSyn, SELF_COMMAND } from "./fakes/cli_io.ts";
@@ -195,7 +196,17 @@ Deno.test({
           arguments: { pattern: "**/note-3.txt" },
         });
         assert.equal(one.isError, undefined);
-        assert.deepEqual(one.content, direct.content);
+        // Every step comes back, and the last one is what the direct call returned.
+        const served = one.structuredContent as {
+          steps: { tool: string; ok: boolean; output: unknown }[];
+          result: unknown;
+        };
+        assert.deepEqual(served.steps.map((step) => [step.tool, step.ok]), [
+          ["search_files", true],
+          ["read_text_file", true],
+        ]);
+        assert.deepEqual(served.result, stepOutput(direct as CallToolResult));
+        assert.match(textOf(one as TextResult), /\[step 1: read_text_file — ok\]/);
       });
 
       // 4. The report on the recorded traffic.

@@ -109,17 +109,20 @@ function isTaskConstant(
   });
 }
 
-/** Whether an output holds `value`: as a scalar of its JSON, or (3+ characters) in its text. */
+/**
+ * Whether an output returned `value`: a scalar of its JSON equal to it, or — in plain text —
+ * the value as a token of its own (3+ characters, not part of a longer word, number or path:
+ * `/srv/notes` is not returned by an error about `/srv/notes/a.txt`).
+ */
 export function returnedBy(output: string | null, value: unknown): boolean {
   if (output === null || output === "") return false;
   if (typeof value !== "string" && typeof value !== "number") return false;
   const text = String(value);
   if (text.length < 2) return false;
   if (keysHolding(output, text).length > 0) return true;
-  if (text.length < 3) return false;
-  if (typeof value === "string") return output.includes(text);
-  const escaped = text.replace(/[.+\-]/g, "\\$&");
-  return new RegExp(`(^|[^0-9.])${escaped}($|[^0-9])`).test(output);
+  if (text.length < 3 || !output.includes(text)) return false;
+  const escaped = text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
+  return new RegExp(`(?<![\\w/.-])${escaped}(?![\\w/-]|\\.\\w)`).test(output);
 }
 
 /** Share of the samples whose output must carry an input's value for it to count as wired. */

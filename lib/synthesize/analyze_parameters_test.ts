@@ -117,3 +117,16 @@ Deno.test("analyzeParameters() wires from any earlier step, the nearest that hol
     "of several earlier outputs holding it, the nearest",
   );
 });
+
+Deno.test("returnedBy(): a JSON scalar, or a token of its own in text, never part of a longer one", async () => {
+  const { returnedBy } = await import("./analyze_parameters.ts");
+  assert.equal(returnedBy('{"order_id": 12446}', 12446), true);
+  assert.equal(returnedBy("Order 12446 placed.", 12446), true);
+  assert.equal(returnedBy("Order 124460 placed", 12446), false);
+  assert.equal(returnedBy("listing of /srv/notes:", "/srv/notes"), true);
+  assert.equal(returnedBy("ENOENT: open '/srv/notes/missing-1.txt'", "/srv/notes"), false);
+  assert.equal(returnedBy("tags: vip, new", "vip"), true);
+  assert.equal(returnedBy("tags: vipers", "vip"), false);
+  assert.equal(returnedBy("a (b) c", "(b)"), true, "special characters are taken literally");
+  assert.equal(returnedBy(null, "x"), false);
+});
