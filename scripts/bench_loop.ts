@@ -12,7 +12,10 @@
  * `state_checker`; tau-bench's data hash). Progress goes to stderr.
  *
  *   deno run -A scripts/bench_loop.ts [--bench bfcl|tau|all] [--from 0 --to 199]
- *                                     [--top 10] [--jobs 2] [--json] [--keep]
+ *                                     [--top 20] [--jobs 2] [--json] [--keep]
+ *
+ * `--top` is how many of the mined chains get a composite (default 20, as `syn synthesize
+ * mine` lists by default).
  */
 import { parseArgs } from "node:util";
 import {
@@ -30,7 +33,7 @@ const { values } = parseArgs({
     bench: { type: "string", default: "all" },
     from: { type: "string", default: "0" },
     to: { type: "string", default: "199" },
-    top: { type: "string", default: "10" },
+    top: { type: "string", default: "20" },
     jobs: { type: "string", default: "2" },
     json: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
