@@ -96,7 +96,8 @@ function table(figures: LoopFigures, title: string): string {
   const reasons = Object.entries(figures.not_expressible).sort((a, b) => b[1] - a[1]);
   lines.push(
     `  promoted chains in held-out sessions: ${figures.chain_occurrences} occurrence(s), ` +
-      `${reasons.reduce((sum, [, count]) => sum + count, 0)} not expressible by the composite:`,
+      `${reasons.reduce((sum, [, count]) => sum + count, 0)} not expressible by the composite` +
+      (reasons.length ? ":" : ""),
     ...reasons.slice(0, 8).map(([reason, count]) => `    ${String(count).padStart(4)}  ${reason}`),
   );
   if (figures.same_id) {
