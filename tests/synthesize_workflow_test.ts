@@ -169,6 +169,11 @@ Deno.test("syn.jsonc: fewer replay sessions, exact_match, no approval step; too 
     const tooFew = await syn(dir, ["validate", TOOL]);
     assert.equal(tooFew.code, 1);
     assert.match(tooFew.stderr, /only 4 session\(s\) contain the chain; validation needs 10/);
+    const tooFewJson = await syn(dir, ["validate", TOOL, "--json"]);
+    assert.equal(tooFewJson.code, 1);
+    const said = JSON.parse(tooFewJson.stdout);
+    assert.equal(said.status, "DRAFT");
+    assert.match(said.insufficient, /only 4 session\(s\)/);
     await Deno.writeTextFile(
       join(dir, "syn.jsonc"),
       `// replay what we have\n{"huginn": {"validation": {"min_replay_sessions": 3, "similarity_method": "exact_match",},\n "synthesis": {"require_approval": false}}}`,

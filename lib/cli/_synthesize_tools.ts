@@ -312,6 +312,12 @@ export async function validateTool(
   });
   if ("insufficient" in outcome) {
     await io.stderr(`synthesize validate: ${entry.tool.tool_id}: ${outcome.insufficient}\n`);
+    if (values.json) {
+      const said = { tool_id: entry.tool.tool_id, status: entry.status, validation: null };
+      await io.stdout(
+        `${JSON.stringify({ ...said, insufficient: outcome.insufficient }, null, 2)}\n`,
+      );
+    }
     return EXIT.failure;
   }
   const { result, status } = outcome;

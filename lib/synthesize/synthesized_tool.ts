@@ -3,7 +3,7 @@
  * replaces a mined chain, and the synthesis spec's checks every synthesized tool passes
  * before it is stored, whoever wrote it (the offline synthesizer or a model).
  */
-import { isSecretName, SynError } from "../core/mod.ts";
+import { isSecretName, sha256Hex, SynError } from "../core/mod.ts";
 import { returnedBy } from "./analyze_parameters.ts";
 import {
   compileJsonSchema,
@@ -50,11 +50,21 @@ let validator: Promise<JsonSchemaValidator> | undefined;
 /** The schema as a model is asked to answer it (structured output). */
 export const SYNTHESIZED_TOOL_SCHEMA = synthesizedToolSchema as Record<string, unknown>;
 
-/** A tool id from tool names: lower case, `-then-` between the tools, at most 96 chars. */
+/** Longest tool id (the registry's file names and the schema allow no more). */
+const MAX_TOOL_ID_CHARS = 96;
+
+/**
+ * A tool id from tool names: lower case, `-then-` between the tools, at most 96 chars. A
+ * longer slug is cut and ends in 8 hex digits of the whole chain's hash, so two long chains
+ * that share their first tools never get the same id (and overwrite each other's file).
+ */
 export function toolIdFor(tools: readonly string[]): string {
   const slug = tools.map((tool) => tool.toLowerCase().replace(/[^a-z0-9_.]+/g, "_"))
-    .join("-then-").replace(/^[^a-z0-9]+/, "");
-  return (slug || "composite").slice(0, 96).replace(/[-_.]+$/, "");
+    .join("-then-").replace(/^[^a-z0-9]+/, "") || "composite";
+  if (slug.length <= MAX_TOOL_ID_CHARS) return slug.replace(/[-_.]+$/, "") || "composite";
+  const suffix = sha256Hex(JSON.stringify(tools)).slice(0, 8);
+  const cut = slug.slice(0, MAX_TOOL_ID_CHARS - suffix.length - 1).replace(/[-_.]+$/, "");
+  return `${cut}-${suffix}`;
 }
 
 /** Where a value departs from the `SynthesizedTool` schema (none: it has the shape). */

@@ -130,3 +130,19 @@ Deno.test("tool ids are slugs of the tool names", () => {
   );
   assert.equal(toolIdFor(["Kb Search!", "x"]), "kb_search_-then-x");
 });
+
+Deno.test("long chains that share their first tools get different ids, each at most 96 characters", () => {
+  const base = Array(5).fill("get_reservation_details");
+  const ids = [
+    toolIdFor([...base, "update_reservation_flights"]),
+    toolIdFor([...base, "cancel_reservation"]),
+    toolIdFor([...base, "get_user_details", "get_user_details"]),
+  ];
+  assert.equal(new Set(ids).size, 3, ids.join("\n"));
+  for (const id of ids) {
+    assert.ok(id.length <= 96, id);
+    assert.match(id, /^get_reservation_details-then-.*-[0-9a-f]{8}$/);
+    assert.match(id, /^[a-z0-9][a-z0-9_.-]{0,95}$/);
+  }
+  assert.equal(ids[0], toolIdFor([...base, "update_reservation_flights"]), "stable");
+});
