@@ -14,6 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { RegistryEntry, SynthesizedTool } from "../lib/synthesize/mod.ts";
 import { stepOutput } from "../lib/proxy/mod.ts";
+import { mapBounded } from "../lib/core/mod.ts";
 import { childEnv, collectStream } from "../tests/fakes/child_env.ts";
 import {
   chainNamesOccur,
@@ -108,24 +109,6 @@ export async function tauSplit(): Promise<BenchSplit> {
     (Number(session.task_id) % 2 === 0 ? split.train : split.heldOut).push(bench);
   }
   return split;
-}
-
-/** Runs `work` over `items` with at most `limit` at once; results in input order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** The command that starts this checkout's `syn`. */
@@ -349,12 +332,12 @@ export async function runLoop(split: BenchSplit, options: LoopOptions): Promise<
   const jobs = options.jobs ?? 2;
   const stateDir = join(options.dir, "state");
   let done = 0;
-  await mapLimit(split.train, jobs, async (session) => {
+  await mapBounded(split.train, async (session) => {
     await proxySession(stateDir, session.calls, { server: session.server });
     if (++done % 10 === 0 || done === split.train.length) {
       progress(`${split.bench}: recorded ${done}/${split.train.length} train sessions`);
     }
-  });
+  }, { jobs: jobs });
   const figures = await synthesizeAndPromote(split, stateDir, options);
   const promoted = await promotedTools(stateDir, options.dir);
   progress(`${split.bench}: ${promoted.length} promoted; running held-out sessions`);
@@ -502,7 +485,7 @@ async function heldOut(
   };
   // The original calls go one at a time, so a server that answers concurrently cannot
   // reorder them: one run of each is the baseline for every mode.
-  const originals = await mapLimit(split.heldOut, jobs, async (session, index) => {
+  const originals = await mapBounded(split.heldOut, async (session, index) => {
     const stateOut = join(states, `${index}-original`);
     if (!chainNamesOccur(session.calls, promoted)) {
       // Nothing to replace: the session would be sent as it is, so it need not run.
@@ -534,7 +517,7 @@ async function heldOut(
         0) + 1;
     }
     return { session, observed, plan: planReplacement(observed, promoted), stateOut };
-  });
+  }, { jobs: jobs });
   const ran = originals.filter((original) => !original.skipped).length;
   progress(
     `${split.bench}: ${ran} held-out sessions with a promoted chain run as recorded ` +
@@ -569,7 +552,7 @@ async function replacedMode(
     problems: [],
   };
   const pairs: [string, string, string][] = [];
-  await mapLimit(originals, options.jobs ?? 2, async (original, index) => {
+  await mapBounded(originals, async (original, index) => {
     figures.calls_before += original.observed.length;
     figures.calls_after += original.skipped ? original.observed.length : original.plan.length;
     if (!original.plan.some((call) => call.kind === "composite")) return;
@@ -591,7 +574,7 @@ async function replacedMode(
     }
     compareAnswers(original, answers, figures);
     pairs.push([original.session.id, original.stateOut, stateOut]);
-  });
+  }, { jobs: options.jobs ?? 2 });
   const bfcl = originals[0]?.session.server[0] === "bfcl";
   const equal = bfcl ? await bfclStatesEqual(pairs) : await tauStatesEqual(pairs);
   for (const [index, [id]] of pairs.entries()) {

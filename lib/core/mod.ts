@@ -52,6 +52,7 @@ export {
 export { utf8ByteLength } from "./utf8_byte_length.ts";
 export { REDACTED, redactText, redactValue, secretsFromUrl } from "./redact.ts";
 export { isSecretName, maskSecretFields } from "./secret_names.ts";
+export { mapBounded } from "./map_bounded.ts";
 export {
   CONFIG_VARIABLES,
   type ConfigVariable,

@@ -7,6 +7,7 @@
  * step's output and every later output are compared. A composite that leaves another state
  * behind than the original calls shows up in the later outputs and fails.
  */
+import { mapBounded } from "../core/mod.ts";
 import { compositeCallResult, runComposite, type StepExecutor } from "../tools/mod.ts";
 import { recordedArguments } from "./execution_validation.ts";
 import type { SynthesizedTool } from "./synthesized_tool.ts";
@@ -182,24 +183,6 @@ async function executeSession(
   };
 }
 
-/** Runs `work` over `items`, at most `jobs` at once, results in order. */
-async function boundedMap<T, R>(
-  items: readonly T[],
-  jobs: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, worker));
-  return results;
-}
-
 /**
  * Validates a composite by executing it in fresh worlds, one pair per session (see the
  * module comment). A session whose worlds cannot start, or that fails or passes its
@@ -213,9 +196,8 @@ export async function validateInFreshWorlds(
   const { worlds } = options;
   const failures: FreshExecutionScore["failures"] = [];
   const totals = { steps: { compared: 0, equal: 0 }, later: { compared: 0, equal: 0 } };
-  const scores = await boundedMap(
+  const scores = await mapBounded(
     sessions,
-    options.jobs ?? DEFAULT_FRESH_JOBS,
     async (session) => {
       try {
         const result = await executeSession(tool, session, worlds, options);
@@ -232,6 +214,7 @@ export async function validateInFreshWorlds(
         return 0;
       }
     },
+    { jobs: options.jobs ?? DEFAULT_FRESH_JOBS },
   );
   return {
     mode: "fresh",
