@@ -30,7 +30,7 @@ const CORPORA = [
 for (const corpus of CORPORA) {
   Deno.test({
     name:
-      `syn synthesize on ${corpus.format}: three composites promoted, ${corpus.saved} calls saved`,
+      `syn synthesize on ${corpus.format}: three composites, promoted on replay only when accepted by name, ${corpus.saved} calls saved`,
     ignore: sharedMissing(corpus.file),
     async fn() {
       const dir = await Deno.makeTempDir({ prefix: `syn_corpus_${corpus.format}_` });
@@ -50,14 +50,23 @@ for (const corpus of CORPORA) {
           "3",
           "--json",
         ];
-        assert.equal(await runCli(args, io, COMMANDS), 0, io.err());
+        // Ingested traces cannot be executed: replay alone never promotes…
+        const cautious = fakeIo({ cwd: dir });
+        assert.equal(await runCli(args, cautious, COMMANDS), 0, cautious.err());
+        const tested = JSON.parse(cautious.out()).tools as Record<string, unknown>[];
+        assert.deepEqual(tested.map((tool) => tool.status), ["TESTING", "TESTING", "TESTING"]);
+        // …unless the user accepts it by name.
+        assert.equal(await runCli([...args, "--allow-replay-only"], io, COMMANDS), 0, io.err());
         const tools = JSON.parse(io.out()).tools as Record<string, unknown>[];
         assert.deepEqual(tools.map((tool) => tool.status), ["PROMOTED", "PROMOTED", "PROMOTED"]);
         // The corpora record no latencies, and replay reproduces recorded outputs: both said.
         for (const tool of tools) {
           assert.deepEqual([tool.evidence, tool.latency_recorded], ["replay", false]);
         }
-        assert.match(io.err(), new RegExp(`ingest: ${corpus.calls} events from 1 input\\(s\\)`));
+        assert.match(
+          cautious.err(),
+          new RegExp(`ingest: ${corpus.calls} events from 1 input\\(s\\)`),
+        );
         assert.match(io.err(), /PROMOTED \[replay only, no latency recorded\]/);
         const report = fakeIo({ cwd: dir });
         assert.equal(await runCli(["synthesize", "report", "--json"], report, COMMANDS), 0);
