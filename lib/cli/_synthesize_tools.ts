@@ -49,6 +49,8 @@ export const EXECUTION_FLAGS = {
   upstream: { type: "boolean" },
   "upstream-url": { type: "string" },
   "upstream-header": { type: "string", multiple: true },
+  "upstream-header-env": { type: "string", multiple: true },
+  "upstream-header-file": { type: "string", multiple: true },
   "allow-replay-only": { type: "boolean" },
 } as const;
 
@@ -63,6 +65,8 @@ export interface ExecutionFlags {
   upstream?: boolean;
   "upstream-url"?: string;
   "upstream-header"?: string[];
+  "upstream-header-env"?: string[];
+  "upstream-header-file"?: string[];
 }
 
 /** The words after `--` (the upstream's command), and the positionals before them. */
@@ -249,7 +253,10 @@ export async function openExecution(
     return { ...release, fresh: { worlds, jobs } };
   }
   if (values.upstream || values["upstream-url"]) {
-    const target = upstreamFromFlags(values, command);
+    const target = await upstreamFromFlags(values, command, {
+      environment: io.environment?.(),
+      cwd: io.cwd,
+    });
     const upstream = target.kind === "stdio"
       ? { ...target, cwd: io.cwd, env: io.environment?.() }
       : target;

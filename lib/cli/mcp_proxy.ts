@@ -1,10 +1,4 @@
-import {
-  neutralizeTerminalText,
-  redactText,
-  resolvePath,
-  SynError,
-  UsageError,
-} from "../core/mod.ts";
+import { neutralizeTerminalText, redactText, SynError, UsageError } from "../core/mod.ts";
 import {
   describeUpstream,
   type McpProxyOptions,
@@ -152,15 +146,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `put the upstream's command after --: ${neutralizeTerminalText(positionals[0])}`,
     );
   }
-  const fileHeaders: string[] = [];
-  for (const file of values["upstream-header-file"] ?? []) {
-    fileHeaders.push(...await headersFromFile(resolvePath(io.cwd, file), file));
-  }
-  const upstream = upstreamFromFlags(
-    { ...values, "upstream-header": [...values["upstream-header"] ?? [], ...fileHeaders] },
-    command,
-    { environment: io.environment?.() },
-  );
+  const upstream = await upstreamFromFlags(values, command, {
+    environment: io.environment?.(),
+    cwd: io.cwd,
+  });
   const http = resolveHttpTarget(values, io.config);
   if (values["shared-upstream"] && !http) {
     throw new UsageError("--shared-upstream goes with --http (on stdio there is one session)");
@@ -196,32 +185,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   return EXIT.ok;
-}
-
-/** The most bytes of an `--upstream-header-file`. */
-const MAX_HEADER_FILE_BYTES = 64 * 1024;
-
-/**
- * `--upstream-header-file FILE`: its 'Name: value' lines (blank lines and `#` comments
- * skipped). The file holds secrets: one that others may read (any group or other
- * permission bit) is refused, as ssh refuses a private key.
- */
-async function headersFromFile(path: string, shown: string): Promise<string[]> {
-  const named = neutralizeTerminalText(shown);
-  const info = await Deno.stat(path).catch(() => undefined);
-  if (!info?.isFile) throw new UsageError(`--upstream-header-file: no such file: ${named}`);
-  if (info.mode !== null && (info.mode & 0o077) !== 0) {
-    throw new UsageError(
-      `--upstream-header-file: ${named} may be read by others (mode ${
-        (info.mode & 0o777).toString(8)
-      }): chmod 600 it`,
-    );
-  }
-  if (info.size > MAX_HEADER_FILE_BYTES) {
-    throw new UsageError(`--upstream-header-file: ${named} is over ${MAX_HEADER_FILE_BYTES} bytes`);
-  }
-  return (await Deno.readTextFile(path)).split(/\r?\n/).map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("#"));
 }
 
 /** `--http`: serves until SIGINT or SIGTERM, then lets calls in flight finish. */

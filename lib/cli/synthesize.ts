@@ -42,7 +42,7 @@ Usage:
                           [--shell-without-bubblewrap]
   syn synthesize validate <tool-id> --execute --upstream -- <command> [args…]
   syn synthesize validate <tool-id> --execute --upstream-url URL
-                          [--upstream-header 'Name: value']...
+                          [--upstream-header-env 'Name=ENV_NAME']... [--upstream-header-file F]
   syn synthesize approve <tool-id> --promote [--allow-replay-only] [--state-dir DIR]
                          [--json]
   syn synthesize list [--state-dir DIR] [--json]
