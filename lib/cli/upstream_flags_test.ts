@@ -5,15 +5,16 @@ import { COMMANDS } from "./commands.ts";
 import { runCli } from "./run_cli.ts";
 import { upstreamFromFlags } from "./_upstream_flags.ts";
 
-Deno.test("upstreamFromFlags() refuses neither, both, and headers for a command as bad usage", () => {
+Deno.test("upstreamFromFlags() refuses neither, both, and headers for a command as bad usage", async () => {
   const url = "http://127.0.0.1:9/mcp";
-  assert.throws(() => upstreamFromFlags({}, []), UsageError);
-  assert.throws(() => upstreamFromFlags({ "upstream-url": url }, ["node"]), /not both/);
-  assert.throws(
-    () => upstreamFromFlags({ "upstream-header": ["A: b"] }, ["node"]),
+  const cwd = ".";
+  await assert.rejects(upstreamFromFlags({}, [], { cwd }), UsageError);
+  await assert.rejects(upstreamFromFlags({ "upstream-url": url }, ["node"], { cwd }), /not both/);
+  await assert.rejects(
+    upstreamFromFlags({ "upstream-header": ["A: b"] }, ["node"], { cwd }),
     /go with --upstream-url/,
   );
-  assert.deepEqual(upstreamFromFlags({}, ["node", "a.js"]), {
+  assert.deepEqual(await upstreamFromFlags({}, ["node", "a.js"], { cwd }), {
     kind: "stdio",
     command: "node",
     args: ["a.js"],
@@ -35,5 +36,41 @@ Deno.test("syn mcp-proxy words the proxy's refusal of a value with its flag, exi
     const io = fakeIo();
     assert.equal(await runCli(["mcp-proxy", ...args], io, COMMANDS), 2);
     assert.equal(io.err(), expected);
+  }
+});
+
+Deno.test("upstreamFromFlags() takes header values from the environment or a private file, never argv alone", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "syn_upstream_flags_" });
+  try {
+    await Deno.writeTextFile(`${dir}/headers`, "# secrets\nX-Team: blue\n", { mode: 0o600 });
+    const target = await upstreamFromFlags(
+      {
+        "upstream-url": "https://mcp.example/mcp",
+        "upstream-header-env": ["Authorization=UPSTREAM_AUTH"],
+        "upstream-header-file": ["headers"],
+      },
+      [],
+      { environment: { UPSTREAM_AUTH: "Bearer s3cret-value" }, cwd: dir },
+    );
+    assert.deepEqual(target, {
+      kind: "http",
+      url: "https://mcp.example/mcp",
+      headers: { "X-Team": "blue", Authorization: "Bearer s3cret-value" },
+    });
+    await Deno.chmod(`${dir}/headers`, 0o644);
+    await assert.rejects(
+      upstreamFromFlags(
+        { "upstream-url": "https://mcp.example/mcp", "upstream-header-file": ["headers"] },
+        [],
+        { cwd: dir },
+      ),
+      /may be read by others \(mode 644\): chmod 600 it/,
+    );
+    await assert.rejects(
+      upstreamFromFlags({ "upstream-header-file": ["headers"] }, ["server"], { cwd: dir }),
+      /go with --upstream-url/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
