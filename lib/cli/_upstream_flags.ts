@@ -1,4 +1,4 @@
-import { neutralizeTerminalText, resolvePath, UsageError } from "../core/mod.ts";
+import { neutralizeTerminalText, readStreamCapped, resolvePath, UsageError } from "../core/mod.ts";
 import { type UpstreamTarget, upstreamTargetOf } from "../proxy/mod.ts";
 
 /** The flags that name an upstream. */
@@ -59,11 +59,7 @@ function upstreamOf(
   if (!command.length) {
     throw new UsageError("name the upstream: -- <command> [args…], or --upstream-url URL");
   }
-  if (flags["upstream-header"]?.length || flags["upstream-header-env"]?.length) {
-    throw new UsageError(
-      "--upstream-header, --upstream-header-env and --upstream-header-file go with --upstream-url",
-    );
-  }
+  // Headers without --upstream-url were refused by upstreamFromFlags.
   return upstreamTargetOf({ command }, options);
 }
 
@@ -77,18 +73,27 @@ const MAX_HEADER_FILE_BYTES = 64 * 1024;
  */
 async function headersFromFile(path: string, shown: string): Promise<string[]> {
   const named = neutralizeTerminalText(shown);
-  const info = await Deno.stat(path).catch(() => undefined);
-  if (!info?.isFile) throw new UsageError(`--upstream-header-file: no such file: ${named}`);
-  if (info.mode !== null && (info.mode & 0o077) !== 0) {
-    throw new UsageError(
-      `--upstream-header-file: ${named} may be read by others (mode ${
-        (info.mode & 0o777).toString(8)
-      }): chmod 600 it`,
-    );
+  // One open file is checked and read: what is read is what was checked.
+  const file = await Deno.open(path).catch(() => undefined);
+  if (!file) throw new UsageError(`--upstream-header-file: no such file: ${named}`);
+  try {
+    const info = await file.stat();
+    if (!info.isFile) throw new UsageError(`--upstream-header-file: no such file: ${named}`);
+    if (info.mode !== null && (info.mode & 0o077) !== 0) {
+      throw new UsageError(
+        `--upstream-header-file: ${named} may be read by others (mode ${
+          (info.mode & 0o777).toString(8)
+        }): chmod 600 it`,
+      );
+    }
+    const bytes = await readStreamCapped(file, {
+      maxBytes: MAX_HEADER_FILE_BYTES,
+      tooLarge: () =>
+        new UsageError(`--upstream-header-file: ${named} is over ${MAX_HEADER_FILE_BYTES} bytes`),
+    });
+    return new TextDecoder().decode(bytes).split(/\r?\n/).map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#"));
+  } finally {
+    file.close();
   }
-  if (info.size > MAX_HEADER_FILE_BYTES) {
-    throw new UsageError(`--upstream-header-file: ${named} is over ${MAX_HEADER_FILE_BYTES} bytes`);
-  }
-  return (await Deno.readTextFile(path)).split(/\r?\n/).map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("#"));
 }

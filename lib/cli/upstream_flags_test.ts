@@ -70,6 +70,19 @@ Deno.test("upstreamFromFlags() takes header values from the environment or a pri
       upstreamFromFlags({ "upstream-header-file": ["headers"] }, ["server"], { cwd: dir }),
       /go with --upstream-url/,
     );
+    const url = { "upstream-url": "https://mcp.example/mcp" };
+    await Deno.writeTextFile(`${dir}/big`, `X-Big: ${"b".repeat(64 * 1024)}\n`, { mode: 0o600 });
+    await assert.rejects(
+      upstreamFromFlags({ ...url, "upstream-header-file": ["big"] }, [], { cwd: dir }),
+      /big is over 65536 bytes/,
+    );
+    await Deno.mkdir(`${dir}/folder`, { mode: 0o700 });
+    for (const name of ["folder", "absent"]) {
+      await assert.rejects(
+        upstreamFromFlags({ ...url, "upstream-header-file": [name] }, [], { cwd: dir }),
+        new RegExp(`no such file: ${name}`),
+      );
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
