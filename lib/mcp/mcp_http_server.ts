@@ -13,7 +13,8 @@ import {
   type McpServerFactory,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { type Clock, serveLocal, systemClock } from "../core/mod.ts";
+import { byteReader, type Clock, serveLocal, systemClock } from "../core/mod.ts";
+import { concatBytes } from "../core/read_capped.ts";
 import { settlesWithin, SHUTDOWN_GRACE_MS } from "../rpc/mod.ts";
 import { McpSessionTable } from "./mcp_session_table.ts";
 
@@ -264,7 +265,10 @@ const CLOSE = { connection: "close" };
 
 /**
  * A request's whole body within `deadlineMs` and `maxBytes` (`null` for none), or why not.
- * A declared length over the cap is refused before a byte is read.
+ * A declared length over the cap is refused before a byte is read. The deadline cancels
+ * the reader, which ends a pending read: no promise outlives one read, where racing each
+ * read against one deadline promise would leave it a reaction per chunk (a million for a
+ * body sent a byte at a time).
  */
 async function readBody(
   request: Request,
@@ -272,17 +276,18 @@ async function readBody(
 ): Promise<Uint8Array<ArrayBuffer> | null | "too_large" | "too_slow"> {
   if (request.body === null) return null;
   if (Number(request.headers.get("content-length") ?? 0) > limits.maxBytes) return "too_large";
-  const reader = request.body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"too_slow">((resolve) => {
-    timer = setTimeout(resolve, limits.deadlineMs, "too_slow");
-  });
+  const reader = byteReader(request.body);
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    reader.cancel().catch(() => {});
+  }, limits.deadlineMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), late]);
-      if (next === "too_slow") return next;
+      const next = await reader.read();
+      if (late) return "too_slow";
       if (next.done) break;
       size += next.value.byteLength;
       if (size > limits.maxBytes) return "too_large";
@@ -292,13 +297,7 @@ async function readBody(
     clearTimeout(timer);
     reader.cancel().catch(() => {});
   }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return concatBytes(chunks, size) as Uint8Array<ArrayBuffer>;
 }
 
 /** A JSON-RPC error with no id, as the SDK's transport answers HTTP-level refusals. */
