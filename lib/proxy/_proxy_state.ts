@@ -1,4 +1,4 @@
-import type { Client, Tool } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import type { RecordedCall, UpstreamOrigin } from "../synthesize/mod.ts";
 import type { OfferedComposite } from "./upstream_composites.ts";
 
@@ -14,7 +14,8 @@ export interface ProxyState {
   upstream: Client;
   recorder: CallRecorder;
   composites: Map<string, OfferedComposite>;
-  upstreamTools: Tool[];
+  /** The upstream tools annotated read-only, as last listed (recorded with the session's origin). */
+  readOnlyTools: readonly string[];
   sessionId: string;
   /** How the upstream was started, recorded once per session so validation can start it fresh. */
   upstreamOrigin?: UpstreamOrigin;

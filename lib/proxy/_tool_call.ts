@@ -4,7 +4,7 @@ import { errorMessage } from "../core/mod.ts";
 import type { RecordedCall, UpstreamOrigin } from "../synthesize/mod.ts";
 import { errorOutcome, recordedOutput, resultOutcome } from "./call_result.ts";
 import type { ProxyState } from "./_proxy_state.ts";
-import { callComposite, isReadOnly } from "./upstream_composites.ts";
+import { callComposite } from "./upstream_composites.ts";
 import type { UpstreamTarget } from "./upstream.ts";
 
 /**
@@ -30,7 +30,7 @@ export function callOrigin(state: ProxyState): Pick<RecordedCall, "origin"> {
     ? {
       origin: {
         upstream: state.upstreamOrigin,
-        readOnlyTools: state.upstreamTools.filter(isReadOnly).map((tool) => tool.name),
+        readOnlyTools: state.readOnlyTools,
       },
     }
     : {};

@@ -40,7 +40,7 @@ import {
   upstreamSecrets,
   type UpstreamTarget,
 } from "./upstream.ts";
-import { offerComposites } from "./upstream_composites.ts";
+import { isReadOnly, offerComposites } from "./upstream_composites.ts";
 import { serveToolCall, upstreamOriginOf } from "./_tool_call.ts";
 import type { CallRecorder, ProxyState } from "./_proxy_state.ts";
 import {
@@ -257,7 +257,7 @@ async function openProxySession(
     upstream,
     recorder: context.recorder,
     composites: new Map(),
-    upstreamTools: [],
+    readOnlyTools: [],
     sessionId: options.sessionId ?? crypto.randomUUID(),
     upstreamOrigin: upstreamOriginOf(context.upstream),
     now: context.now ?? Date.now,
@@ -376,9 +376,11 @@ export async function refreshComposites(
   state: ProxyState,
   options: Pick<McpProxyOptions, "stateDir" | "allowWrites" | "report">,
 ): Promise<void> {
-  state.upstreamTools = await listAllTools(state.upstream);
+  const tools = await listAllTools(state.upstream);
+  // Worked out here, once per listing, not per recorded call.
+  state.readOnlyTools = tools.filter(isReadOnly).map((tool) => tool.name);
   const promoted = await new SynthesizedRegistry(options.stateDir).promoted();
-  const offer = offerComposites(promoted, state.upstreamTools, options);
+  const offer = offerComposites(promoted, tools, options);
   state.composites = new Map(offer.offered.map((item) => [item.tool.name, item]));
   for (const skipped of offer.skipped) {
     options.report(`composite.${skipped.tool_id} not offered: ${skipped.reason}`);
