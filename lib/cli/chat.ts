@@ -276,13 +276,7 @@ async function repl(values: Values, env: ChatEnvironment, io: CliIo): Promise<nu
   const id = sessionIdFrom(values);
   const session = await openChatSession(env, { id, agent: "kgent" });
   const say = (text: string) => io.stderr(`${text}\n`);
-  await say(
-    `syn chat — session ${id}, model ${
-      env.model.provider === "mock"
-        ? "template (offline)"
-        : `${env.model.provider} ${env.model.model}`
-    }`,
-  );
+  await say(`syn chat — session ${id}, model ${pageEngine(env).label}`);
   if (env.rootIsTemporary) {
     await say(`tools work in a fresh temporary folder: ${env.root} (--root to choose one)`);
   }
@@ -483,7 +477,7 @@ async function slashCommand(
 
 // ---------------------------------------------------------------- gateway
 
-/** The engine the chat page names, in the REPL banner's words. */
+/** The engine the REPL's banner and the chat page name. */
 function pageEngine(env: ChatEnvironment) {
   const offline = env.model.provider === "mock";
   return {
