@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { SynError } from "../core/mod.ts";
+import { concatBytes } from "../core/read_capped.ts";
 
 /**
  * Encryption at rest for chat content (K-gent API §7: "encrypt at rest if persisted"), one
@@ -32,13 +33,7 @@ function seal(key: Uint8Array, text: string): Uint8Array {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
   const parts = [iv, cipher.update(text, "utf8"), cipher.final(), cipher.getAuthTag()];
-  const sealed = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    sealed.set(part, offset);
-    offset += part.length;
-  }
-  return sealed;
+  return concatBytes(parts, parts.reduce((total, part) => total + part.length, 0));
 }
 
 /** The text of a value `seal` made; throws `checkpoint_locked` on a wrong key or a change. */
@@ -108,9 +103,7 @@ export function decryptText(text: string, secret: string | undefined): string {
   }
   const iv = fromBase64(envelope.iv);
   const data = fromBase64(envelope.data);
-  const sealed = new Uint8Array(iv.length + data.length);
-  sealed.set(iv);
-  sealed.set(data, iv.length);
+  const sealed = concatBytes([iv, data], iv.length + data.length);
   return open(deriveKeys(secret, fromBase64(envelope.salt), FILE_KEY_INFO, KEY_BYTES), sealed);
 }
 
