@@ -16,6 +16,7 @@ import {
   errorMessage,
   neutralizeTerminalText,
   readLines,
+  secretsFromUrl,
   SynError,
   VERSION,
 } from "../core/mod.ts";
@@ -123,13 +124,15 @@ function headerFromEnvironment(
   return value.trim();
 }
 
-/** The secrets a target carries: its header values (and the URL's credentials, if any). */
+/**
+ * The secrets a target carries: its header values, and the URL's credentials in every form
+ * they travel in (percent-decoded, and as the Basic credentials `fetch` sends).
+ */
 export function upstreamSecrets(target: UpstreamTarget): string[] {
   if (target.kind === "stdio") return [];
-  const url = new URL(target.url);
   return [
     ...Object.values(target.headers).filter((value) => value.length >= 4),
-    ...[url.username, url.password].filter((value) => value.length >= 4),
+    ...secretsFromUrl(target.url),
   ];
 }
 

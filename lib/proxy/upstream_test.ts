@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { SynError } from "../core/mod.ts";
-import { connectUpstream, describeRefusal, upstreamName, upstreamTargetOf } from "./upstream.ts";
+import {
+  connectUpstream,
+  describeRefusal,
+  upstreamName,
+  upstreamSecrets,
+  upstreamTargetOf,
+} from "./upstream.ts";
 
 Deno.test("describeRefusal() gives the status and the answer, folded, capped and printable", () => {
   assert.equal(
@@ -104,4 +110,17 @@ Deno.test("connectUpstream() passes a command's stderr lines on, a long one cut 
   ]);
   assert.deepEqual(lines, [`${"y".repeat(4096)}…`, "short", "last"]);
   assert.match(failure, /its last stderr lines: y+… \| short \| last$/);
+});
+
+Deno.test("upstreamSecrets() holds the header values and the URL's credentials in every form they travel in", () => {
+  const secrets = upstreamSecrets({
+    kind: "http",
+    url: "https://robot:p%40ssword@mcp.example/mcp",
+    headers: { Authorization: "Bearer abc123", "X-Short": "on" },
+  });
+  for (const form of ["Bearer abc123", "robot", "p%40ssword", "p@ssword", btoa("robot:p@ssword")]) {
+    assert.ok(secrets.includes(form), form);
+  }
+  assert.ok(!secrets.includes("on"), "too short to mask");
+  assert.deepEqual(upstreamSecrets({ kind: "stdio", command: "node", args: [] }), []);
 });
