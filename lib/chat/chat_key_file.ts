@@ -60,6 +60,7 @@ export function openChatKeyFile(
 function makeKeyFile(path: string): boolean {
   Deno.mkdirSync(dirnameOf(path), { recursive: true, mode: 0o700 });
   tighten(dirnameOf(path), 0o700);
+  if (exists(path)) return false; // the usual start: nothing to stage
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const key = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
   // Written beside it and linked into place: a link never replaces a file, so two processes
@@ -74,6 +75,17 @@ function makeKeyFile(path: string): boolean {
     throw error;
   } finally {
     Deno.removeSync(staged);
+  }
+}
+
+/** Whether anything (a dangling symlink too) is at `path`. */
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
   }
 }
 
