@@ -13,7 +13,7 @@ export type LineRead =
 
 /** Options of {@linkcode readLines}. */
 export interface ReadLinesOptions {
-  /** The largest line (UTF-8 bytes, `\n` and a `\r` before it excluded) yielded as text. */
+  /** The largest line yielded as text (UTF-8 bytes; `\n` excluded, a `\r` before it counted). */
   maxLineBytes: number;
   /** Past this many bytes of input, one `over_limit` item ends the lines (default: none). */
   maxBytes?: number;
