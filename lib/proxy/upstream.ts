@@ -20,6 +20,7 @@ import {
   SynError,
   VERSION,
 } from "../core/mod.ts";
+import { concatBytes } from "../core/read_capped.ts";
 
 /** Where the upstream is. Header values are secrets: never printed or recorded. */
 export type UpstreamTarget =
@@ -318,10 +319,7 @@ async function readPrefix(
   } finally {
     await reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) bytes.set(chunk, offset), offset += chunk.byteLength;
-  return bytes;
+  return concatBytes(chunks, total) as Uint8Array<ArrayBuffer>;
 }
 
 /**
