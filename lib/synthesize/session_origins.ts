@@ -17,6 +17,7 @@ import {
   joinPath,
   REDACTED,
   redactText,
+  SynError,
 } from "../core/mod.ts";
 
 /** Where a session's upstream came from. */
@@ -115,13 +116,40 @@ function asOrigin(value: unknown): SessionOrigin | undefined {
   return value as unknown as SessionOrigin;
 }
 
-/** Every session's origin by session id (the last line of a session wins). */
+function untrusted(path: string, why: string): SynError {
+  return new SynError(
+    "untrusted_file",
+    `${path} is ${why}: its recorded commands are not started (give the command after --)`,
+    { path },
+  );
+}
+
+/**
+ * Its command lines are started by `--fresh-upstream`: like a private key, the file must be
+ * this user's and writable by no one else, or it is refused.
+ */
+function trustedOrThrow(path: string, info: Deno.FileInfo): void {
+  const uid = Deno.uid();
+  if (uid !== null && info.uid !== null && info.uid !== uid) throw untrusted(path, "not yours");
+  if (info.mode !== null && (info.mode & 0o022) !== 0) {
+    throw untrusted(path, `writable by others (mode ${(info.mode & 0o777).toString(8)})`);
+  }
+}
+
+/**
+ * Every session's origin by session id (the last line of a session wins). Throws `SynError`
+ * `untrusted_file` for a file that is a link, not this user's, or writable by others.
+ */
 export async function readSessionOrigins(stateDir: string): Promise<Map<string, SessionOrigin>> {
   const origins = new Map<string, SessionOrigin>();
+  const path = sessionOriginsPath(stateDir);
   let bytes: Uint8Array;
   try {
-    using file = await Deno.open(sessionOriginsPath(stateDir), { read: true });
-    const size = (await file.stat()).size;
+    if (!(await Deno.lstat(path)).isFile) throw untrusted(path, "not a regular file");
+    using file = await Deno.open(path, { read: true });
+    const info = await file.stat();
+    trustedOrThrow(path, info);
+    const size = info.size;
     const buffer = new Uint8Array(Math.min(size, MAX_ORIGINS_BYTES));
     let filled = 0;
     while (filled < buffer.length) {

@@ -298,3 +298,27 @@ Deno.test("ToolCallRecorder writes each session's origin once, its command line'
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("readSessionOrigins() refuses an origins file others may write or that is a link", async () => {
+  const { readSessionOrigins, sessionOriginsPath } = await import("./session_origins.ts");
+  const dir = await Deno.makeTempDir({ prefix: "syn_origins_trust_" });
+  try {
+    const path = sessionOriginsPath(dir);
+    const line = JSON.stringify({
+      session_id: "s",
+      upstream: { transport: "stdio", command: ["server"] },
+      read_only_tools: [],
+      recorded_at: "2026-01-01T00:00:00Z",
+    });
+    await Deno.writeTextFile(path, `${line}\n`, { mode: 0o600 });
+    assert.equal((await readSessionOrigins(dir)).size, 1);
+    await Deno.chmod(path, 0o666);
+    await assert.rejects(readSessionOrigins(dir), /writable by others \(mode 666\)/);
+    await Deno.chmod(path, 0o600);
+    await Deno.rename(path, `${dir}/elsewhere.jsonl`);
+    await Deno.symlink(`${dir}/elsewhere.jsonl`, path);
+    await assert.rejects(readSessionOrigins(dir), /not a regular file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
