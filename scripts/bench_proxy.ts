@@ -86,18 +86,21 @@ async function serverChild(
   void read(child.stdout).catch(() => {});
   void read(child.stderr).catch(() => {});
   if (!ready) resolve(url(null));
-  const found = await promise.finally(() => clearTimeout(timer));
-  return {
-    url: found,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // gone
-      }
-      await child.status;
-    },
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // gone
+    }
+    await child.status;
   };
+  try {
+    return { url: await promise.finally(() => clearTimeout(timer)), stop };
+  } catch (error) {
+    // A child that never got ready is not left running.
+    await stop();
+    throw error;
+  }
 }
 
 async function overHttp(url: string, token?: string): Promise<Client> {
@@ -210,6 +213,14 @@ function percentile(sorted: number[], fraction: number): number {
 
 async function main(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "syn_bench_proxy_" });
+  try {
+    await measure(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function measure(dir: string): Promise<void> {
   const configurations: Configuration[] = [
     { name: "direct (stdio)", connect: () => overStdio(UPSTREAM) },
     {
@@ -326,7 +337,6 @@ async function main(): Promise<void> {
   }
   for (const line of skipped) console.log(`skipped ${line}`);
   await newSessions(dir);
-  await Deno.remove(dir, { recursive: true });
 }
 
 /** Time from a new client's connect to its first answer over `--http`: per session, and shared. */
