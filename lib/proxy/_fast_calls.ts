@@ -102,7 +102,7 @@ export class UpstreamRelay {
   }
 }
 
-/** Options of {@linkcode fastToolCalls}. */
+/** Options of {@linkcode FastCallTransport}. */
 export interface FastCallsOptions {
   state: ProxyState;
   /** The session's requests being served: a fast call counts (the upstream's requests go there). */
