@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { SynError } from "../core/mod.ts";
-import { concatBytes } from "../core/read_capped.ts";
+import { concatBytes } from "../core/mod.ts";
 
 /**
  * Encryption at rest for chat content (K-gent API §7: "encrypt at rest if persisted"), one

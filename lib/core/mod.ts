@@ -40,7 +40,7 @@ export {
   resolvePath,
 } from "./file_path.ts";
 export { endpointPathOf, joinEndpoint, publicEndpoint } from "./endpoint_url.ts";
-export { type CapOptions, readStreamCapped } from "./read_capped.ts";
+export { type CapOptions, concatBytes, readStreamCapped } from "./read_capped.ts";
 export { type LineRead, readLines, type ReadLinesOptions } from "./read_lines.ts";
 export {
   type ByteReader,

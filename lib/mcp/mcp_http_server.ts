@@ -14,7 +14,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { byteReader, type Clock, serveLocal, systemClock } from "../core/mod.ts";
-import { concatBytes } from "../core/read_capped.ts";
+import { concatBytes } from "../core/mod.ts";
 import { settlesWithin, SHUTDOWN_GRACE_MS } from "../rpc/mod.ts";
 import { McpSessionTable } from "./mcp_session_table.ts";
 

@@ -20,7 +20,7 @@ import {
   SynError,
   VERSION,
 } from "../core/mod.ts";
-import { concatBytes } from "../core/read_capped.ts";
+import { concatBytes } from "../core/mod.ts";
 
 /** Where the upstream is. Header values are secrets: never printed or recorded. */
 export type UpstreamTarget =
